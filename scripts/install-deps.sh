@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs Steward's build and test dependencies from Debian (bookworm). Idempotent: packages
+# already present are left alone, and apt-get runs only when something is missing.
+set -euo pipefail
+packages=(
+  g++ cmake ninja-build pkg-config
+  libyaml-cpp-dev nlohmann-json3-dev libfmt-dev libcli11-dev libsqlite3-dev sqlite3
+  libcpp-httplib-dev libgtest-dev libgmock-dev libbenchmark-dev
+  python3 curl prometheus
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  echo "installing: ${missing[*]}" >&2
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+# Debian's prometheus package starts a system service on port 9090; Steward's tests start their
+# own on a free loopback port, so the packaged one is stopped where a service manager runs it.
+if command -v systemctl >/dev/null 2>&1 && systemctl is-active --quiet prometheus 2>/dev/null; then
+  systemctl stop prometheus || true
+fi

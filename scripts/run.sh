@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Installs, builds and runs the main job: the twin on the built-in 10,240-GPU scenario.
+# Extra arguments go to `steward twin run` (e.g. --days 7 --json).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/install-deps.sh
+scripts/build.sh
+mkdir -p out
+exec build/steward twin run --html out/report.html "$@"

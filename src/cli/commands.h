@@ -1,0 +1,16 @@
+// Each area of the CLI registers its subcommands on the root app. One function per area,
+// defined in src/cli/<area>_command.cc; main.cc calls them all in the order listed here.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace steward::cli {
+
+// Exit code of a subcommand that ran and failed (bad input, failed check). A command callback
+// prints its error to stderr and then calls Fail(), which CLI11 turns into this exit code.
+inline constexpr int kExitFailure = 1;
+[[noreturn]] inline void Fail(int code = kExitFailure) { throw CLI::RuntimeError(code); }
+
+void RegisterTwinCommands(CLI::App& app);
+
+}  // namespace steward::cli

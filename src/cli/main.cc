@@ -1,0 +1,19 @@
+// steward: a governance engine for GPU clusters on Kubernetes. See README.md.
+#include <cstdio>
+
+#include <CLI/CLI.hpp>
+
+#include "cli/commands.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"steward: keep a GPU cluster schedulable, governed, visible and cheap"};
+  app.require_subcommand(1);
+  app.set_help_all_flag("--help-all", "Print help for every command and flag");
+  steward::cli::RegisterTwinCommands(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  return 0;
+}

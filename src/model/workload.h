@@ -1,0 +1,97 @@
+// The workload model: what teams run on the cluster and how they actually use the GPUs.
+//
+// A Workload is one schedulable unit (an inference service, a training job, a notebook, a
+// CI/eval batch). It has one or more pod sets; a multi-pod training job is a gang. Its
+// UsageProfile says how much of the requested GPU time does real work, as rates that the twin
+// integrates analytically over intervals: never per-GPU ticks.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/time.h"
+
+namespace steward::model {
+
+using WorkloadId = int32_t;
+
+enum class WorkloadKind : uint8_t { kInference, kTraining, kNotebook, kBatch };
+inline constexpr int kNumWorkloadKinds = 4;
+std::string_view KindName(WorkloadKind kind);
+// Parses "inference" | "training" | "notebook" | "batch" (also "ci", "eval"); false if unknown.
+bool ParseKind(std::string_view text, WorkloadKind* kind);
+
+// The guide's three priority tiers (生产推理 / 训练 / 实验开发). Lower value = more important.
+enum class Tier : uint8_t { kProduction = 0, kTraining = 1, kDev = 2 };
+inline constexpr int kNumTiers = 3;
+std::string_view TierName(Tier tier);
+bool ParseTier(std::string_view text, Tier* tier);
+
+// Where the pods of a multi-pod workload would like to land, strictest first.
+enum class TopologyPreference : uint8_t { kNone, kSameNvlinkDomain, kSameLeaf };
+std::string_view TopologyName(TopologyPreference topology);
+bool ParseTopology(std::string_view text, TopologyPreference* topology);
+
+// How the workload uses the GPUs it holds, per allocated GPU while running.
+struct UsageProfile {
+  // Share of requested GPUs the workload really drives (over-request: 8 asked, 2 used = 0.25).
+  double used_gpu_fraction = 1.0;
+  // On a used GPU while computing: DCGM_FI_DEV_GPU_UTIL-style "a kernel is running" share.
+  double busy = 0.9;
+  // On a used GPU while computing: DCGM_FI_PROF_SM_ACTIVE (share of SM cycles active).
+  double sm_active = 0.5;
+  // Periodic data-loader stalls: every stall_period the GPU waits stall_fraction of it at 0%.
+  SimDuration stall_period;  // Zero = no stalls.
+  double stall_fraction = 0.0;
+  // Interactive work (notebooks): computes for active_duration, then idles holding the GPU
+  // (memory held, SM ~0) until it ends. Infinite = never idles.
+  SimDuration active_duration = SimDuration::Infinite();
+  double idle_busy = 0.0;  // GPU_UTIL while idle (a polling kernel shows a few percent).
+};
+
+// Derived per-GPU rates over a long interval, used by analytic integration.
+struct UsageRates {
+  double busy = 0;  // Fraction of allocated GPU time that is "busy" (GPU_UTIL-style).
+  double sm = 0;    // Fraction of allocated GPU time that is SM-active.
+};
+UsageRates ActiveRates(const UsageProfile& usage);
+UsageRates IdleRates(const UsageProfile& usage);
+
+struct PodSet {
+  std::string name;
+  int count = 1;         // Pods in the set.
+  int gpus_per_pod = 1;  // nvidia.com/gpu per pod.
+};
+
+struct Workload {
+  WorkloadId id = 0;
+  std::string name;
+  int team = 0;  // Index into the scenario's teams.
+  std::string namespace_name;
+  std::string queue;           // LocalQueue name.
+  std::string priority_class;  // WorkloadPriorityClass name.
+  Tier tier = Tier::kDev;
+  WorkloadKind kind = WorkloadKind::kBatch;
+  std::vector<PodSet> pod_sets;
+  int gpu_model = -1;  // Required GPU model index; -1 = any.
+  TopologyPreference topology = TopologyPreference::kNone;
+  SimTime submit_time;
+  // Time the workload needs to run to completion once started (for services: lifetime).
+  SimDuration duration;
+  // Training: period between checkpoints (zero = never checkpoints) and time to restore.
+  SimDuration checkpoint_interval;
+  SimDuration restore_time;
+  UsageProfile usage;
+  // Inference services: replica range scaled on a diurnal curve (peak at peak_hour).
+  int min_replicas = 0;
+  int max_replicas = 0;
+  double peak_hour = 14.0;
+
+  int TotalPods() const;
+  int TotalGpus() const;
+  bool IsGang() const { return TotalPods() > 1 && kind != WorkloadKind::kInference; }
+};
+
+}  // namespace steward::model

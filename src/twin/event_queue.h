@@ -1,0 +1,50 @@
+// The twin's future-event list: a binary heap ordered by (time, seq), where seq is an
+// insertion counter, so same-time events run in the order they were scheduled and a run is
+// byte-for-byte reproducible. The queue only stores and orders events; it knows no model.
+// Cancellation is by the owner: handlers check an epoch stored in the event (see Event::epoch).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "model/time.h"
+
+namespace steward::twin {
+
+enum class EventKind : uint8_t {
+  kArrive,      // A workload is submitted.
+  kSchedule,    // Run an admission + placement pass.
+  kStart,       // Pods placed earlier are now running (after startup).
+  kPhase,       // A running workload changes usage phase (a notebook goes idle).
+  kFinish,      // A workload completes.
+  kFail,        // A running workload fails (restarts from its last checkpoint).
+  kScale,       // Inference services rescale to the diurnal demand.
+  kSample,      // Record one point of the report's time series.
+};
+
+struct Event {
+  SimTime time;
+  uint64_t seq = 0;
+  EventKind kind = EventKind::kSchedule;
+  int32_t target = -1;  // Workload id, or -1.
+  uint32_t epoch = 0;   // The target's epoch when scheduled; stale events are skipped.
+};
+
+class EventQueue {
+ public:
+  void Push(SimTime time, EventKind kind, int32_t target = -1, uint32_t epoch = 0);
+  bool empty() const { return heap_.empty(); }
+  size_t size() const { return heap_.size(); }
+  const Event& Top() const { return heap_.front(); }
+  Event Pop();
+
+ private:
+  static bool Later(const Event& a, const Event& b) {
+    return a.time != b.time ? a.time > b.time : a.seq > b.seq;
+  }
+  std::vector<Event> heap_;
+  uint64_t next_seq_ = 0;
+};
+
+}  // namespace steward::twin
