@@ -1,0 +1,147 @@
+#include "health/remediation/sqlite_db.h"
+
+#include <sqlite3.h>
+
+#include <utility>
+
+namespace steward::health {
+namespace {
+
+Status SqlError(sqlite3* db, std::string_view what, std::string_view sql) {
+  std::string msg = std::string(what) + ": " + (db ? sqlite3_errmsg(db) : "out of memory");
+  if (!sql.empty()) msg += " [" + std::string(sql.substr(0, 120)) + "]";
+  return Status::IoError(std::move(msg));
+}
+
+}  // namespace
+
+SqliteStmt::SqliteStmt(SqliteStmt&& o) noexcept
+    : db_(std::exchange(o.db_, nullptr)), stmt_(std::exchange(o.stmt_, nullptr)) {}
+
+SqliteStmt& SqliteStmt::operator=(SqliteStmt&& o) noexcept {
+  if (this != &o) {
+    if (stmt_) sqlite3_finalize(stmt_);
+    db_ = std::exchange(o.db_, nullptr);
+    stmt_ = std::exchange(o.stmt_, nullptr);
+  }
+  return *this;
+}
+
+SqliteStmt::~SqliteStmt() {
+  if (stmt_) sqlite3_finalize(stmt_);
+}
+
+SqliteStmt& SqliteStmt::Bind(int index, int64_t value) {
+  sqlite3_bind_int64(stmt_, index, value);
+  return *this;
+}
+
+SqliteStmt& SqliteStmt::Bind(int index, std::string_view value) {
+  sqlite3_bind_text(stmt_, index, value.data(), static_cast<int>(value.size()), SQLITE_TRANSIENT);
+  return *this;
+}
+
+SqliteStmt& SqliteStmt::BindNull(int index) {
+  sqlite3_bind_null(stmt_, index);
+  return *this;
+}
+
+Result<bool> SqliteStmt::Step() {
+  int rc = sqlite3_step(stmt_);
+  if (rc == SQLITE_ROW) return true;
+  if (rc == SQLITE_DONE) return false;
+  return SqlError(db_, "sqlite3_step", sqlite3_sql(stmt_));
+}
+
+Status SqliteStmt::Run() {
+  while (true) {
+    int rc = sqlite3_step(stmt_);
+    if (rc == SQLITE_ROW) continue;
+    if (rc == SQLITE_DONE) break;
+    Status s = SqlError(db_, "sqlite3_step", sqlite3_sql(stmt_));
+    Reset();
+    return s;
+  }
+  Reset();
+  return Status::Ok();
+}
+
+void SqliteStmt::Reset() {
+  sqlite3_reset(stmt_);
+  sqlite3_clear_bindings(stmt_);
+}
+
+int64_t SqliteStmt::Int(int column) const { return sqlite3_column_int64(stmt_, column); }
+
+std::string SqliteStmt::Text(int column) const {
+  const unsigned char* p = sqlite3_column_text(stmt_, column);
+  if (p == nullptr) return {};
+  return std::string(reinterpret_cast<const char*>(p),
+                     static_cast<size_t>(sqlite3_column_bytes(stmt_, column)));
+}
+
+bool SqliteStmt::IsNull(int column) const {
+  return sqlite3_column_type(stmt_, column) == SQLITE_NULL;
+}
+
+Result<std::unique_ptr<SqliteDb>> SqliteDb::Open(const std::string& path) {
+  sqlite3* raw = nullptr;
+  int rc = sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
+  if (rc != SQLITE_OK) {
+    Status s = SqlError(raw, "cannot open " + path, "");
+    sqlite3_close(raw);
+    return s;
+  }
+  std::unique_ptr<SqliteDb> db(new SqliteDb(raw, path));
+  // WAL: readers (a dashboard, `sqlite3` by hand) never block the controller, and a commit is
+  // an append. synchronous=NORMAL in WAL mode survives a process crash (the case restart-resume
+  // is about); only an OS crash can lose the last commits, which then replay as idempotent
+  // actions. busy_timeout covers a second reader holding the file briefly.
+  STEWARD_RETURN_IF_ERROR(db->Exec("PRAGMA journal_mode=WAL"));
+  STEWARD_RETURN_IF_ERROR(db->Exec("PRAGMA synchronous=NORMAL"));
+  STEWARD_RETURN_IF_ERROR(db->Exec("PRAGMA foreign_keys=ON"));
+  sqlite3_busy_timeout(raw, 5000);
+  return db;
+}
+
+SqliteDb::~SqliteDb() { sqlite3_close(db_); }
+
+Status SqliteDb::Exec(std::string_view sql) {
+  std::string text(sql);
+  char* err = nullptr;
+  int rc = sqlite3_exec(db_, text.c_str(), nullptr, nullptr, &err);
+  if (rc != SQLITE_OK) {
+    std::string msg = err ? err : sqlite3_errmsg(db_);
+    sqlite3_free(err);
+    return Status::IoError("sqlite3_exec: " + msg + " [" + text.substr(0, 120) + "]");
+  }
+  return Status::Ok();
+}
+
+Result<SqliteStmt> SqliteDb::Prepare(std::string_view sql) {
+  sqlite3_stmt* stmt = nullptr;
+  int rc = sqlite3_prepare_v2(db_, sql.data(), static_cast<int>(sql.size()), &stmt, nullptr);
+  if (rc != SQLITE_OK) return SqlError(db_, "sqlite3_prepare", sql);
+  return SqliteStmt(db_, stmt);
+}
+
+int64_t SqliteDb::LastInsertId() const { return sqlite3_last_insert_rowid(db_); }
+int SqliteDb::Changes() const { return sqlite3_changes(db_); }
+
+SqliteTransaction::~SqliteTransaction() {
+  if (open_) (void)db_->Exec("ROLLBACK");
+}
+
+Status SqliteTransaction::Begin() {
+  STEWARD_RETURN_IF_ERROR(db_->Exec("BEGIN IMMEDIATE"));
+  open_ = true;
+  return Status::Ok();
+}
+
+Status SqliteTransaction::Commit() {
+  STEWARD_RETURN_IF_ERROR(db_->Exec("COMMIT"));
+  open_ = false;
+  return Status::Ok();
+}
+
+}  // namespace steward::health

@@ -1,0 +1,88 @@
+// SqliteDb: a thin RAII wrapper over the sqlite3 C API, just enough for the remediation store.
+//
+// Why a wrapper and not raw calls: every sqlite3 call returns an int that must be turned into a
+// Status with the statement text, and every statement must be finalized on every path. The
+// wrapper does both once. It is internal to the health module (the store is the only user).
+//
+// Not thread-safe: one controller owns one SqliteDb.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "model/status.h"
+
+struct sqlite3;
+struct sqlite3_stmt;
+
+namespace steward::health {
+
+// A prepared statement. Bind parameters are 1-based, columns 0-based (sqlite's convention).
+class SqliteStmt {
+ public:
+  SqliteStmt() = default;
+  SqliteStmt(sqlite3* db, sqlite3_stmt* stmt) : db_(db), stmt_(stmt) {}
+  SqliteStmt(SqliteStmt&& o) noexcept;
+  SqliteStmt& operator=(SqliteStmt&& o) noexcept;
+  SqliteStmt(const SqliteStmt&) = delete;
+  SqliteStmt& operator=(const SqliteStmt&) = delete;
+  ~SqliteStmt();
+
+  SqliteStmt& Bind(int index, int64_t value);
+  SqliteStmt& Bind(int index, std::string_view value);
+  SqliteStmt& BindNull(int index);
+
+  // Steps once: true when a row is available, false when done.
+  Result<bool> Step();
+  // Steps until done (for INSERT/UPDATE), then resets so the statement can be reused.
+  Status Run();
+  void Reset();
+
+  int64_t Int(int column) const;
+  std::string Text(int column) const;
+  bool IsNull(int column) const;
+
+ private:
+  sqlite3* db_ = nullptr;
+  sqlite3_stmt* stmt_ = nullptr;
+};
+
+class SqliteDb {
+ public:
+  // Opens (creating if needed) the database at `path` in WAL mode with foreign keys on.
+  static Result<std::unique_ptr<SqliteDb>> Open(const std::string& path);
+  SqliteDb(const SqliteDb&) = delete;
+  SqliteDb& operator=(const SqliteDb&) = delete;
+  ~SqliteDb();
+
+  Status Exec(std::string_view sql);
+  Result<SqliteStmt> Prepare(std::string_view sql);
+  int64_t LastInsertId() const;
+  int Changes() const;  // Rows changed by the last INSERT/UPDATE/DELETE.
+  const std::string& path() const { return path_; }
+
+ private:
+  SqliteDb(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
+  sqlite3* db_;
+  std::string path_;
+};
+
+// Scoped transaction: BEGIN IMMEDIATE on construction (via Begin), ROLLBACK on destruction
+// unless Commit() succeeded, so an early `return status` never leaves half a transition.
+class SqliteTransaction {
+ public:
+  explicit SqliteTransaction(SqliteDb* db) : db_(db) {}
+  SqliteTransaction(const SqliteTransaction&) = delete;
+  SqliteTransaction& operator=(const SqliteTransaction&) = delete;
+  ~SqliteTransaction();
+  Status Begin();
+  Status Commit();
+
+ private:
+  SqliteDb* db_;
+  bool open_ = false;
+};
+
+}  // namespace steward::health
