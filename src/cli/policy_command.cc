@@ -1,0 +1,76 @@
+// `steward policy import|export`: read Kueue/Volcano governance YAML, print it normalized or
+// write it back as Kueue YAML.
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+#include "govern/policy_io.h"
+
+namespace steward::cli {
+namespace {
+
+govern::Policy ImportOrFail(const std::vector<std::string>& files) {
+  auto policy = govern::ImportPolicyFiles(files);
+  if (!policy.ok()) {
+    std::cerr << "steward policy: " << policy.status().message() << "\n";
+    Fail();
+  }
+  for (const auto& w : policy->warnings) std::cerr << "warning: " << w << "\n";
+  return std::move(policy).value();
+}
+
+}  // namespace
+
+void RegisterPolicyCommands(CLI::App& app) {
+  auto* policy =
+      app.add_subcommand("policy", "Import and export governance policy (Kueue/Volcano YAML)");
+  policy->require_subcommand(1);
+
+  struct ImportArgs {
+    std::vector<std::string> files;
+    bool json = false;
+  };
+  auto import_args = std::make_shared<ImportArgs>();
+  auto* imp = policy->add_subcommand(
+      "import",
+      "Read Kueue (kueue.x-k8s.io) and Volcano (scheduling.volcano.sh) YAML and print "
+      "the normalized policy");
+  imp->add_option("FILE", import_args->files, "YAML files (multi-document)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  imp->add_flag("--json", import_args->json,
+                "Print JSON (cluster_queues[].quotas[] in canonical units, with max_usable)");
+  imp->callback([import_args] {
+    govern::Policy p = ImportOrFail(import_args->files);
+    auto out = import_args->json ? govern::PolicyToJson(p) : govern::PolicyToText(p);
+    if (!out.ok()) {
+      std::cerr << "steward policy import: " << out.status().message() << "\n";
+      Fail();
+    }
+    std::cout << *out << (import_args->json ? "\n" : "");
+  });
+
+  struct ExportArgs {
+    std::vector<std::string> files;
+    bool kueue = false;
+  };
+  auto export_args = std::make_shared<ExportArgs>();
+  auto* exp =
+      policy->add_subcommand("export", "Print the policy as Kueue v1beta1 YAML (for GitOps)");
+  exp->add_flag("--kueue", export_args->kueue, "Kueue YAML (the only format for now)")->required();
+  exp->add_option("FILE", export_args->files, "Policy YAML files to convert")
+      ->check(CLI::ExistingFile);
+  exp->callback([export_args] {
+    if (export_args->files.empty()) {
+      std::cerr << "steward policy export: give the policy FILE(s) to export\n";
+      Fail();
+    }
+    govern::Policy p = ImportOrFail(export_args->files);
+    std::cout << govern::ExportKueueYaml(p);
+  });
+}
+
+}  // namespace steward::cli

@@ -1,0 +1,1059 @@
+#include "govern/governance_engine.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace steward::govern {
+namespace {
+
+constexpr const char* kGpuResource = "nvidia.com/gpu";
+
+// Flavor-mode ranks (Kueue flavorassigner: NoFit < Preempt(no candidates) < Preempt < Fit).
+enum Rank { kRankNoFit = 0, kRankNoCandidates = 1, kRankPreempt = 2, kRankFit = 3 };
+
+std::string Canon(Amount a, std::string_view resource) {
+  if (a == kUnlimited) return "unlimited";
+  if (IsMilliResource(resource)) return fmt::format("{:g}", CanonicalValue(a, resource));
+  return fmt::format("{}", a);
+}
+
+bool PriorityAllows(PreemptionPolicy policy, int32_t victim, int32_t preemptor, SimTime victim_ts,
+                    SimTime preemptor_ts) {
+  switch (policy) {
+    case PreemptionPolicy::kNever:
+      return false;
+    case PreemptionPolicy::kLowerPriority:
+      return victim < preemptor;
+    case PreemptionPolicy::kLowerOrNewerEqualPriority:
+      return victim < preemptor || (victim == preemptor && preemptor_ts < victim_ts);
+    case PreemptionPolicy::kAny:
+      return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::string_view AdmissionModeName(AdmissionMode mode) {
+  switch (mode) {
+    case AdmissionMode::kNoFit:
+      return "no_fit";
+    case AdmissionMode::kNeedsPreemption:
+      return "needs_preemption";
+    case AdmissionMode::kDeferred:
+      return "deferred";
+    case AdmissionMode::kFit:
+      return "fit";
+  }
+  return "no_fit";
+}
+
+std::string_view PreemptionReasonName(PreemptionReason reason) {
+  switch (reason) {
+    case PreemptionReason::kInClusterQueue:
+      return "InClusterQueue";
+    case PreemptionReason::kInCohortReclamation:
+      return "InCohortReclamation";
+    case PreemptionReason::kInCohortReclaimWhileBorrowing:
+      return "InCohortReclaimWhileBorrowing";
+    case PreemptionReason::kInCohortFairSharing:
+      return "InCohortFairSharing";
+  }
+  return "";
+}
+
+std::string Decision::Message() const {
+  std::string out = fmt::format("{}", AdmissionModeName(mode));
+  if (!cluster_queue.empty()) out += fmt::format(" in ClusterQueue {}", cluster_queue);
+  for (const auto& r : reasons)
+    out += fmt::format("; {}: {}", PendingReasonName(r.reason), r.message);
+  if (!victims.empty()) out += fmt::format("; preempts {} workload(s)", victims.size());
+  return out;
+}
+
+GovernanceEngine::GovernanceEngine(Policy policy, EngineOptions options)
+    : policy_(std::move(policy)), options_(std::move(options)), tree_(0, 0) {}
+
+GovernanceEngine::~GovernanceEngine() = default;
+
+Result<std::unique_ptr<GovernanceEngine>> GovernanceEngine::Create(const Policy& policy,
+                                                                   EngineOptions options) {
+  std::unique_ptr<GovernanceEngine> e(new GovernanceEngine(policy, std::move(options)));
+  STEWARD_RETURN_IF_ERROR(e->Build());
+  return e;
+}
+
+int GovernanceEngine::ResourceIndex(std::string_view name) const {
+  auto it = resource_index_.find(std::string(name));
+  return it == resource_index_.end() ? -1 : it->second;
+}
+
+int GovernanceEngine::FlavorIndex(std::string_view name) const {
+  auto it = flavor_index_.find(std::string(name));
+  return it == flavor_index_.end() ? -1 : it->second;
+}
+
+int GovernanceEngine::FindClusterQueue(std::string_view name) const {
+  auto it = cq_index_.find(std::string(name));
+  return it == cq_index_.end() ? -1 : it->second;
+}
+
+Status GovernanceEngine::Build() {
+  STEWARD_ASSIGN_OR_RETURN(ordering_, NewVictimOrdering(options_.victim_ordering));
+  for (size_t i = 0; i < policy_.flavors.size(); ++i)
+    flavor_index_[policy_.flavors[i].name] = static_cast<int>(i);
+  auto add_resources = [&](const std::vector<ResourceGroup>& groups) {
+    for (const auto& g : groups)
+      for (const auto& r : g.covered_resources)
+        if (!resource_index_.count(r)) {
+          resource_index_[r] = static_cast<int>(resource_names_.size());
+          resource_names_.push_back(r);
+        }
+  };
+  for (const auto& cq : policy_.cluster_queues) add_resources(cq.resource_groups);
+  for (const auto& co : policy_.cohorts) add_resources(co.resource_groups);
+  num_resources_ = static_cast<int>(resource_names_.size());
+  tree_ = QuotaTree(static_cast<int>(policy_.flavors.size()), num_resources_);
+
+  auto set_quotas = [&](int node, const std::vector<ResourceGroup>& groups) {
+    for (const auto& g : groups)
+      for (const auto& fq : g.flavors) {
+        int f = FlavorIndex(fq.flavor);
+        if (f < 0) continue;
+        for (const auto& rq : fq.resources) {
+          int r = ResourceIndex(rq.resource);
+          tree_.SetQuota(node, Fr(f, r), rq.nominal, rq.borrowing_limit.value_or(kUnlimited),
+                         rq.lending_limit.value_or(kUnlimited));
+        }
+      }
+  };
+
+  // Cohorts: explicit objects plus names only referenced (implicit cohorts without quota).
+  std::unordered_map<std::string, int> cohort_node;
+  std::unordered_map<std::string, std::string> parent_of;
+  std::vector<std::string> cohort_names;
+  auto ensure_cohort = [&](const std::string& name) {
+    if (cohort_node.count(name)) return;
+    cohort_node[name] = tree_.AddNode(false);
+    cohort_names.push_back(name);
+  };
+  for (const auto& co : policy_.cohorts) {
+    ensure_cohort(co.name);
+    parent_of[co.name] = co.parent;
+  }
+  for (const auto& co : policy_.cohorts)
+    if (!co.parent.empty()) ensure_cohort(co.parent);
+  for (const auto& cq : policy_.cluster_queues)
+    if (!cq.cohort.empty()) ensure_cohort(cq.cohort);
+  // Fair-sharing weights of cohorts.
+  // (QuotaTree takes the weight at AddNode; cohorts default to 1, set below via rebuild.)
+  std::unordered_map<std::string, bool> in_cycle;
+  for (const auto& name : cohort_names) {
+    std::unordered_map<std::string, int> seen;
+    std::string cur = name;
+    bool cycle = false;
+    while (!cur.empty()) {
+      if (seen.count(cur)) {
+        cycle = true;
+        break;
+      }
+      seen[cur] = 1;
+      auto it = parent_of.find(cur);
+      cur = it == parent_of.end() ? "" : it->second;
+    }
+    in_cycle[name] = cycle;
+  }
+  for (const auto& co : policy_.cohorts) {
+    int node = cohort_node[co.name];
+    if (!co.parent.empty() && !in_cycle[co.name]) tree_.SetParent(node, cohort_node[co.parent]);
+    set_quotas(node, co.resource_groups);
+  }
+
+  for (size_t i = 0; i < policy_.cluster_queues.size(); ++i) {
+    const ClusterQueue& spec = policy_.cluster_queues[i];
+    CqState st;
+    st.spec = spec;
+    st.node = tree_.AddNode(true, spec.fair_weight);
+    if (!spec.cohort.empty()) {
+      tree_.SetParent(st.node, cohort_node[spec.cohort]);
+      if (in_cycle[spec.cohort]) {
+        st.active = false;
+        st.inactive_reason = fmt::format("cohort {} is part of a parentName cycle", spec.cohort);
+      }
+    }
+    set_quotas(st.node, spec.resource_groups);
+    st.group_of_resource.assign(num_resources_, -1);
+    for (const auto& g : spec.resource_groups) {
+      Group grp;
+      for (const auto& r : g.covered_resources) {
+        int ri = ResourceIndex(r);
+        grp.resources.push_back(ri);
+        st.group_of_resource[ri] = static_cast<int>(st.groups.size());
+      }
+      for (const auto& fq : g.flavors) {
+        int f = FlavorIndex(fq.flavor);
+        if (f < 0) {
+          st.active = false;
+          st.inactive_reason =
+              fmt::format("flavor {} has no ResourceFlavor (FlavorNotFound)", fq.flavor);
+          continue;
+        }
+        grp.flavors.push_back(f);
+      }
+      st.groups.push_back(std::move(grp));
+    }
+    cq_index_[spec.name] = static_cast<int>(i);
+    cqs_.push_back(std::move(st));
+  }
+  tree_.Finalize();
+  // Cohort weights are informational in DRS only at the queue level here; see docs.
+  root_slot_.assign(cqs_.size() + cohort_names.size() + 1, -1);
+  for (int i = 0; i < static_cast<int>(cqs_.size()); ++i) {
+    int root = tree_.Root(cqs_[i].node);
+    cqs_[i].root = root;
+    if (root_slot_[root] == -1) {
+      root_slot_[root] = static_cast<int>(cqs_by_root_.size());
+      cqs_by_root_.emplace_back();
+    }
+    cqs_by_root_[root_slot_[root]].push_back(i);
+  }
+  for (const auto& lq : policy_.local_queues)
+    local_queues_[lq.namespace_name + "/" + lq.name] = &lq;
+  for (const auto& pc : policy_.priority_classes) priority_classes_[pc.name] = &pc;
+  for (const auto& ns : policy_.namespaces) SetNamespaceLabels(ns.name, ns.labels);
+  return Status::Ok();
+}
+
+void GovernanceEngine::SetNamespaceLabels(const std::string& ns,
+                                          std::map<std::string, std::string> labels) {
+  labels.emplace("kubernetes.io/metadata.name", ns);
+  namespace_labels_[ns] = std::move(labels);
+}
+
+Result<int> GovernanceEngine::ResolveClusterQueue(const WorkloadRequest& req) const {
+  std::string name = req.cluster_queue;
+  if (name.empty()) {
+    auto it = local_queues_.find(req.namespace_name + "/" + req.local_queue);
+    if (it == local_queues_.end())
+      return Status::NotFound(
+          fmt::format("LocalQueue {}/{} does not exist", req.namespace_name, req.local_queue));
+    name = it->second->cluster_queue;
+  }
+  int cq = FindClusterQueue(name);
+  if (cq < 0) return Status::NotFound(fmt::format("ClusterQueue {} does not exist", name));
+  return cq;
+}
+
+int32_t GovernanceEngine::ResolvePriority(const WorkloadRequest& req) const {
+  if (req.priority) return *req.priority;
+  auto it = priority_classes_.find(req.priority_class);
+  return it == priority_classes_.end() ? 0 : it->second->value;
+}
+
+model::Tier GovernanceEngine::ResolveTier(const WorkloadRequest& req) const {
+  if (req.tier) return *req.tier;
+  auto it = priority_classes_.find(req.priority_class);
+  if (it != priority_classes_.end() && it->second->tier) return *it->second->tier;
+  return TierForPriority(ResolvePriority(req));
+}
+
+bool GovernanceEngine::FlavorMatches(int flavor, const PodSetRequest& ps, std::string* why) const {
+  const ResourceFlavor& rf = policy_.flavors[flavor];
+  for (const auto& [k, v] : ps.node_selector) {
+    auto it = rf.node_labels.find(k);
+    if (it != rf.node_labels.end() && it->second != v) {
+      *why = fmt::format("flavor {} doesn't match node affinity: {}={} (flavor has {})", rf.name, k,
+                         v, it->second);
+      return false;
+    }
+  }
+  for (const auto& t : rf.node_taints) {
+    if (t.effect == "PreferNoSchedule") continue;
+    auto tolerated = [&](const std::vector<Toleration>& ts) {
+      return std::any_of(ts.begin(), ts.end(), [&](const Toleration& tol) {
+        return tol.Tolerates(t.key, t.value, t.effect);
+      });
+    };
+    if (!tolerated(ps.tolerations) && !tolerated(rf.tolerations)) {
+      *why =
+          fmt::format("untolerated taint {}={}:{} in flavor {}", t.key, t.value, t.effect, rf.name);
+      return false;
+    }
+  }
+  return true;
+}
+
+bool GovernanceEngine::TierAllowsPreemption(const AdmittedWorkload& w) const {
+  if (!options_.enforce_tiers) return true;
+  switch (w.tier) {
+    case model::Tier::kProduction:
+      return false;
+    case model::Tier::kTraining:
+      return w.checkpoint_interval > SimDuration() || !w.last_checkpoint.is_never();
+    case model::Tier::kDev:
+      return true;
+  }
+  return true;
+}
+
+double GovernanceEngine::LostGpuHours(const AdmittedWorkload& w, SimTime now) const {
+  if (now < w.admit_time) return 0;
+  SimTime since = w.admit_time;
+  SimDuration restore;
+  if (w.checkpoint_interval > SimDuration()) {
+    int64_t k = (now - w.admit_time) / w.checkpoint_interval;
+    since = w.admit_time + w.checkpoint_interval * k;
+    restore = w.restore_time;
+  }
+  if (!w.last_checkpoint.is_never() && w.last_checkpoint <= now) {
+    since = std::max(since, w.last_checkpoint);
+    restore = w.restore_time;
+  }
+  return w.gpus * ((now - since).ToHours() + restore.ToHours());
+}
+
+VictimCandidate GovernanceEngine::MakeCandidate(const AdmittedWorkload& w, bool same_queue,
+                                                SimTime now) const {
+  VictimCandidate c;
+  c.workload_id = w.id;
+  c.cluster_queue = w.cluster_queue;
+  c.same_queue = same_queue;
+  c.evicting = w.evicting;
+  c.priority = w.priority;
+  c.tier = w.tier;
+  c.admit_time = w.admit_time;
+  c.gpus = w.gpus;
+  c.lost_gpu_hours = LostGpuHours(w, now);
+  return c;
+}
+
+void GovernanceEngine::ApplyUsage(const AdmittedWorkload& w, int sign) const {
+  int node = cqs_[w.cluster_queue].node;
+  for (const auto& [fr, a] : w.usage) tree_.AddUsage(node, fr, sign * a);
+}
+
+bool GovernanceEngine::Fits(int cq, const std::vector<Contested>& contested,
+                            bool allow_borrowing) const {
+  int node = cqs_[cq].node;
+  for (const auto& c : contested) {
+    if (tree_.Available(node, c.fr) < c.need) return false;
+    if (!allow_borrowing && tree_.Usage(node, c.fr) + c.need > tree_.Nominal(node, c.fr))
+      return false;
+  }
+  return true;
+}
+
+bool GovernanceEngine::CrossQueueVictimValid(int victim_cq, int preemptor_cq,
+                                             const std::vector<Contested>& contested) const {
+  // Ancestors of the preemptor, to find the lowest common ancestor.
+  std::vector<int> pre_anc;
+  for (int n = tree_.parent(cqs_[preemptor_cq].node); n != -1; n = tree_.parent(n))
+    pre_anc.push_back(n);
+  int vnode = cqs_[victim_cq].node;
+  for (const auto& c : contested) {
+    if (!tree_.Borrowing(vnode, c.fr)) continue;
+    // Every cohort strictly between the victim queue and the LCA must be above its subtree
+    // quota, or reclaiming would take from a subtree that is within its own share.
+    bool ok = true;
+    for (int n = tree_.parent(vnode); n != -1; n = tree_.parent(n)) {
+      if (std::find(pre_anc.begin(), pre_anc.end(), n) != pre_anc.end()) break;
+      if (!tree_.Borrowing(n, c.fr)) {
+        ok = false;
+        break;
+      }
+    }
+    if (ok) return true;
+  }
+  return false;
+}
+
+std::vector<int64_t> GovernanceEngine::MinimalTargets(
+    int cq, const std::vector<Contested>& contested, const std::vector<VictimCandidate>& candidates,
+    bool allow_borrowing) const {
+  std::vector<const AdmittedWorkload*> removed;
+  bool fits = false;
+  for (const auto& c : candidates) {
+    const AdmittedWorkload& w = admitted_.at(c.workload_id);
+    if (!c.same_queue && !CrossQueueVictimValid(w.cluster_queue, cq, contested)) continue;
+    ApplyUsage(w, -1);
+    removed.push_back(&w);
+    if (Fits(cq, contested, allow_borrowing)) {
+      fits = true;
+      break;
+    }
+  }
+  if (!fits) {
+    for (const auto* w : removed) ApplyUsage(*w, +1);
+    return {};
+  }
+  // Fill back (Kueue fillBackWorkloads): return every target except the last whose return
+  // still lets the preemptor fit.
+  std::vector<char> kept(removed.size(), 0);
+  for (int i = static_cast<int>(removed.size()) - 2; i >= 0; --i) {
+    ApplyUsage(*removed[i], +1);
+    if (Fits(cq, contested, allow_borrowing)) {
+      kept[i] = 1;
+    } else {
+      ApplyUsage(*removed[i], -1);
+    }
+  }
+  std::vector<int64_t> targets;
+  for (size_t i = 0; i < removed.size(); ++i) {
+    if (kept[i]) continue;
+    targets.push_back(removed[i]->id);
+    ApplyUsage(*removed[i], +1);
+  }
+  return targets;
+}
+
+std::vector<PreemptionTarget> GovernanceEngine::FindTargets(int cq, int32_t priority,
+                                                            SimTime queue_ts,
+                                                            const std::vector<Contested>& contested,
+                                                            SimTime now) const {
+  if (options_.fair_sharing) return FairSharingTargets(cq, priority, queue_ts, contested, now);
+  const CqState& me = cqs_[cq];
+  const PreemptionSpec& pol = me.spec.preemption;
+  auto uses_contested = [&](const AdmittedWorkload& w) {
+    for (const auto& [fr, a] : w.usage)
+      for (const auto& c : contested)
+        if (c.fr == fr && a > 0) return true;
+    return false;
+  };
+  std::vector<VictimCandidate> same, cross;
+  for (int64_t id : me.admitted) {
+    const AdmittedWorkload& w = admitted_.at(id);
+    if (!uses_contested(w) || !TierAllowsPreemption(w)) continue;
+    if (!PriorityAllows(pol.within_cluster_queue, w.priority, priority, w.queue_timestamp,
+                        queue_ts))
+      continue;
+    same.push_back(MakeCandidate(w, true, now));
+  }
+  if (pol.reclaim_within_cohort != PreemptionPolicy::kNever && tree_.parent(me.node) != -1) {
+    for (int other : cqs_by_root_[root_slot_[me.root]]) {
+      if (other == cq || !cqs_[other].spec.reclaimable) continue;
+      if (!CrossQueueVictimValid(other, cq, contested)) continue;
+      for (int64_t id : cqs_[other].admitted) {
+        const AdmittedWorkload& w = admitted_.at(id);
+        if (!uses_contested(w) || !TierAllowsPreemption(w)) continue;
+        if (!PriorityAllows(pol.reclaim_within_cohort, w.priority, priority, w.queue_timestamp,
+                            queue_ts))
+          continue;
+        cross.push_back(MakeCandidate(w, false, now));
+      }
+    }
+  }
+  auto by_order = [&](const VictimCandidate& a, const VictimCandidate& b) {
+    return ordering_->Before(a, b);
+  };
+  auto to_targets = [&](const std::vector<int64_t>& ids, PreemptionReason cross_reason) {
+    std::vector<PreemptionTarget> out;
+    for (int64_t id : ids) {
+      const AdmittedWorkload& w = admitted_.at(id);
+      PreemptionTarget t;
+      t.workload_id = id;
+      t.cluster_queue = cqs_[w.cluster_queue].spec.name;
+      t.reason = w.cluster_queue == cq ? PreemptionReason::kInClusterQueue : cross_reason;
+      t.priority = w.priority;
+      t.tier = w.tier;
+      t.gpus = w.gpus;
+      t.lost_gpu_hours = LostGpuHours(w, now);
+      out.push_back(t);
+    }
+    return out;
+  };
+  // 1) Reclaim without borrowing: the preemptor is below nominal where it needs preemption;
+  //    any allowed candidate, but it must end at/below nominal.
+  bool under_nominal = std::all_of(contested.begin(), contested.end(), [&](const Contested& c) {
+    return tree_.Usage(me.node, c.fr) < tree_.Nominal(me.node, c.fr);
+  });
+  if (under_nominal && !cross.empty()) {
+    std::vector<VictimCandidate> all = same;
+    all.insert(all.end(), cross.begin(), cross.end());
+    std::sort(all.begin(), all.end(), by_order);
+    auto ids = MinimalTargets(cq, contested, all, false);
+    if (!ids.empty()) return to_targets(ids, PreemptionReason::kInCohortReclamation);
+  }
+  // 2) Reclaim while borrowing (borrowWithinCohort: LowerPriority, up to the threshold).
+  if (pol.borrow_within_cohort == PreemptionPolicy::kLowerPriority && !cross.empty()) {
+    std::vector<VictimCandidate> all = same;
+    for (const auto& c : cross)
+      if (c.priority < priority &&
+          (!pol.max_priority_threshold || c.priority <= *pol.max_priority_threshold))
+        all.push_back(c);
+    std::sort(all.begin(), all.end(), by_order);
+    auto ids = MinimalTargets(cq, contested, all, true);
+    if (!ids.empty()) return to_targets(ids, PreemptionReason::kInCohortReclaimWhileBorrowing);
+  }
+  // 3) Only the preemptor's own queue; it may keep borrowing what it already borrows.
+  if (!same.empty()) {
+    std::sort(same.begin(), same.end(), by_order);
+    auto ids = MinimalTargets(cq, contested, same, true);
+    if (!ids.empty()) return to_targets(ids, PreemptionReason::kInClusterQueue);
+  }
+  return {};
+}
+
+std::vector<PreemptionTarget> GovernanceEngine::FairSharingTargets(
+    int cq, int32_t priority, SimTime queue_ts, const std::vector<Contested>& contested,
+    SimTime now) const {
+  const CqState& me = cqs_[cq];
+  const PreemptionSpec& pol = me.spec.preemption;
+  auto uses_contested = [&](const AdmittedWorkload& w) {
+    for (const auto& [fr, a] : w.usage)
+      for (const auto& c : contested)
+        if (c.fr == fr && a > 0) return true;
+    return false;
+  };
+  // Candidates per target queue, each list in victim order.
+  std::vector<std::pair<int, std::vector<VictimCandidate>>> per_queue;
+  auto collect = [&](int q, bool same) {
+    std::vector<VictimCandidate> list;
+    PreemptionPolicy p = same ? pol.within_cluster_queue : pol.reclaim_within_cohort;
+    for (int64_t id : cqs_[q].admitted) {
+      const AdmittedWorkload& w = admitted_.at(id);
+      if (!uses_contested(w) || !TierAllowsPreemption(w)) continue;
+      if (!PriorityAllows(p, w.priority, priority, w.queue_timestamp, queue_ts)) continue;
+      list.push_back(MakeCandidate(w, same, now));
+    }
+    std::sort(list.begin(), list.end(), [&](const VictimCandidate& a, const VictimCandidate& b) {
+      return ordering_->Before(a, b);
+    });
+    if (!list.empty()) per_queue.emplace_back(q, std::move(list));
+  };
+  collect(cq, true);
+  if (pol.reclaim_within_cohort != PreemptionPolicy::kNever && tree_.parent(me.node) != -1)
+    for (int other : cqs_by_root_[root_slot_[me.root]])
+      if (other != cq && cqs_[other].spec.reclaimable &&
+          CrossQueueVictimValid(other, cq, contested))
+        collect(other, false);
+  if (per_queue.empty()) return {};
+
+  // DRS is compared at the "almost LCA": the children of the lowest common ancestor.
+  auto almost_lca = [&](int a, int b) {
+    std::vector<int> pa, pb;
+    for (int n = a; n != -1; n = tree_.parent(n)) pa.push_back(n);
+    for (int n = b; n != -1; n = tree_.parent(n)) pb.push_back(n);
+    int i = static_cast<int>(pa.size()) - 1, j = static_cast<int>(pb.size()) - 1;
+    while (i > 0 && j > 0 && pa[i - 1] == pb[j - 1]) --i, --j;
+    return std::pair<int, int>(pa[std::max(i - 1, 0)], pb[std::max(j - 1, 0)]);
+  };
+  std::vector<Amount> w_extra(tree_.num_fr(), 0);
+  for (const auto& c : contested) w_extra[c.fr] = c.need;
+  bool within_nominal = std::all_of(contested.begin(), contested.end(), [&](const Contested& c) {
+    return tree_.Usage(me.node, c.fr) + c.need <= tree_.Nominal(me.node, c.fr);
+  });
+
+  std::vector<std::pair<const AdmittedWorkload*, PreemptionReason>> removed;
+  std::vector<size_t> next(per_queue.size(), 0);
+  bool fits = Fits(cq, contested, true);
+  // Pass 0 = S2-a (LessThanOrEqualToFinalShare), pass 1 = S2-b (LessThanInitialShare).
+  for (int pass = 0; pass < 2 && !fits; ++pass) {
+    std::vector<char> pruned(per_queue.size(), 0);
+    while (!fits) {
+      // Target queue with the highest share among those with candidates left.
+      int best = -1;
+      double best_share = -1;
+      for (size_t k = 0; k < per_queue.size(); ++k) {
+        if (pruned[k] || next[k] >= per_queue[k].second.size()) continue;
+        double s = tree_.DominantResourceShare(cqs_[per_queue[k].first].node, {});
+        if (best == -1 || s > best_share) best = static_cast<int>(k), best_share = s;
+      }
+      if (best == -1) break;
+      int tq = per_queue[best].first;
+      const VictimCandidate& cand = per_queue[best].second[next[best]];
+      const AdmittedWorkload& w = admitted_.at(cand.workload_id);
+      bool accept;
+      if (tq == cq || within_nominal) {
+        accept = true;
+      } else {
+        auto [pre_side, tgt_side] = almost_lca(me.node, cqs_[tq].node);
+        double pre_share = tree_.DominantResourceShare(pre_side, w_extra);
+        double before = tree_.DominantResourceShare(tgt_side, {});
+        ApplyUsage(w, -1);
+        double after = tree_.DominantResourceShare(tgt_side, {});
+        ApplyUsage(w, +1);
+        accept = pass == 0 ? pre_share <= after : pre_share < before;
+      }
+      if (!accept) {
+        pruned[best] = 1;
+        continue;
+      }
+      ++next[best];
+      ApplyUsage(w, -1);
+      removed.emplace_back(&w, tq == cq ? PreemptionReason::kInClusterQueue
+                                        : PreemptionReason::kInCohortFairSharing);
+      fits = Fits(cq, contested, true);
+    }
+  }
+  if (!fits) {
+    for (const auto& [w, r] : removed) ApplyUsage(*w, +1);
+    return {};
+  }
+  std::vector<char> kept(removed.size(), 0);
+  for (int i = static_cast<int>(removed.size()) - 2; i >= 0; --i) {
+    ApplyUsage(*removed[i].first, +1);
+    if (Fits(cq, contested, true))
+      kept[i] = 1;
+    else
+      ApplyUsage(*removed[i].first, -1);
+  }
+  std::vector<PreemptionTarget> out;
+  for (size_t i = 0; i < removed.size(); ++i) {
+    if (kept[i]) continue;
+    const AdmittedWorkload& w = *removed[i].first;
+    ApplyUsage(w, +1);
+    PreemptionTarget t;
+    t.workload_id = w.id;
+    t.cluster_queue = cqs_[w.cluster_queue].spec.name;
+    t.reason = removed[i].second;
+    t.priority = w.priority;
+    t.tier = w.tier;
+    t.gpus = w.gpus;
+    t.lost_gpu_hours = LostGpuHours(w, now);
+    out.push_back(t);
+  }
+  return out;
+}
+
+Decision GovernanceEngine::TryAdmit(const WorkloadRequest& req, SimTime now) const {
+  Decision d;
+  auto fail = [&](AdmissionMode mode, PendingReason reason, std::string msg) {
+    d.mode = mode;
+    PendingDetail p;
+    p.reason = reason;
+    p.cluster_queue = d.cluster_queue;
+    p.message = std::move(msg);
+    d.reasons.push_back(std::move(p));
+    return d;
+  };
+  if (!req.active)
+    return fail(AdmissionMode::kNoFit, PendingReason::kDeactivated, "workload is deactivated");
+  const LocalQueue* lq = nullptr;
+  if (req.cluster_queue.empty()) {
+    auto it = local_queues_.find(req.namespace_name + "/" + req.local_queue);
+    if (it == local_queues_.end())
+      return fail(AdmissionMode::kNoFit, PendingReason::kLocalQueueNotFound,
+                  fmt::format("LocalQueue {} doesn't exist in namespace {}", req.local_queue,
+                              req.namespace_name));
+    lq = it->second;
+  }
+  const std::string& cq_name = lq ? lq->cluster_queue : req.cluster_queue;
+  int cq = FindClusterQueue(cq_name);
+  if (cq < 0)
+    return fail(AdmissionMode::kNoFit, PendingReason::kClusterQueueNotFound,
+                fmt::format("ClusterQueue {} doesn't exist", cq_name));
+  const CqState& st = cqs_[cq];
+  d.cluster_queue = st.spec.name;
+  d.cluster_queue_index = cq;
+  d.priority = ResolvePriority(req);
+  d.tier = ResolveTier(req);
+  if (!st.active)
+    return fail(AdmissionMode::kNoFit, PendingReason::kQueueInactive,
+                fmt::format("ClusterQueue {} is inactive: {}", st.spec.name, st.inactive_reason));
+  if (st.spec.stop_policy != StopPolicy::kNone || (lq && lq->stop_policy != StopPolicy::kNone))
+    return fail(AdmissionMode::kNoFit, PendingReason::kQueueStopped,
+                fmt::format("{} is stopped (stopPolicy)", st.spec.stop_policy != StopPolicy::kNone
+                                                              ? "ClusterQueue " + st.spec.name
+                                                              : "LocalQueue " + lq->name));
+  {
+    static const std::map<std::string, std::string> kEmpty;
+    auto it = namespace_labels_.find(req.namespace_name);
+    std::map<std::string, std::string> fallback;
+    const std::map<std::string, std::string>* labels = &kEmpty;
+    if (it != namespace_labels_.end()) {
+      labels = &it->second;
+    } else {
+      fallback["kubernetes.io/metadata.name"] = req.namespace_name;
+      labels = &fallback;
+    }
+    if (!st.spec.namespace_selector || !st.spec.namespace_selector->Matches(*labels))
+      return fail(
+          AdmissionMode::kNoFit, PendingReason::kNamespaceMismatch,
+          fmt::format("namespace {} doesn't match the namespaceSelector of ClusterQueue {}{}",
+                      req.namespace_name, st.spec.name,
+                      st.spec.namespace_selector ? "" : " (null selector matches none)"));
+  }
+  if (req.min_member > 0 && req.available_pods >= 0 && req.available_pods < req.min_member) {
+    fail(AdmissionMode::kNoFit, PendingReason::kGangIncomplete,
+         fmt::format("{}/{} pods of the gang exist (minMember {})", req.available_pods,
+                     req.min_member, req.min_member));
+    d.reasons.back().needed = req.min_member;
+    d.reasons.back().available = req.available_pods;
+    return d;
+  }
+  if (now < req.requeue_at) {
+    fail(AdmissionMode::kDeferred, PendingReason::kWaitingForBackoff,
+         fmt::format("requeue backoff until t={:.0f}s ({:.0f}s left)", req.requeue_at.ToSeconds(),
+                     (req.requeue_at - now).ToSeconds()));
+    d.retry_at = req.requeue_at;
+    return d;
+  }
+
+  const int node = st.node;
+  const PreemptionSpec& pol = st.spec.preemption;
+  const bool any_preemption = pol.within_cluster_queue != PreemptionPolicy::kNever ||
+                              pol.reclaim_within_cohort != PreemptionPolicy::kNever;
+  std::vector<Amount> assigned(tree_.num_fr(), 0);
+  std::vector<int> touched;
+  bool need_preemption = false;
+  int gpu = ResourceIndex(kGpuResource);
+  (void)gpu;
+  for (size_t psi = 0; psi < req.pod_sets.size(); ++psi) {
+    const PodSetRequest& ps = req.pod_sets[psi];
+    // Totals per resource index for this pod set.
+    std::vector<std::pair<int, Amount>> totals;
+    for (const auto& rr : ps.requests) {
+      if (rr.amount <= 0) continue;
+      int r = ResourceIndex(rr.resource);
+      if (r < 0 || st.group_of_resource[r] < 0) {
+        if (st.spec.ignore_undeclared) continue;
+        return fail(AdmissionMode::kNoFit, PendingReason::kResourceNotCovered,
+                    fmt::format("resource {} unavailable in ClusterQueue {} (pod set {})",
+                                rr.resource, st.spec.name, ps.name));
+      }
+      Amount total = rr.amount * ps.count;
+      auto it = std::find_if(totals.begin(), totals.end(), [&](auto& p) { return p.first == r; });
+      if (it == totals.end())
+        totals.emplace_back(r, total);
+      else
+        it->second += total;
+    }
+    for (size_t g = 0; g < st.groups.size(); ++g) {
+      const Group& grp = st.groups[g];
+      std::vector<std::pair<int, Amount>> want;
+      for (const auto& [r, a] : totals)
+        if (st.group_of_resource[r] == static_cast<int>(g)) want.emplace_back(r, a);
+      if (want.empty()) continue;
+      int best_f = -1, best_rank = -1, best_level = 0;
+      std::vector<PendingDetail> tried;
+      for (int f : grp.flavors) {
+        std::string why;
+        const std::string& fname = policy_.flavors[f].name;
+        if (!FlavorMatches(f, ps, &why)) {
+          PendingDetail p;
+          p.reason = PendingReason::kNoMatchingFlavor;
+          p.cluster_queue = st.spec.name;
+          p.pod_set = ps.name;
+          p.flavor = fname;
+          p.message = why;
+          tried.push_back(std::move(p));
+          continue;
+        }
+        int rank = kRankFit, level = 0;
+        std::vector<Contested> contested;
+        for (const auto& [r, a] : want) {
+          int fr = Fr(f, r);
+          Amount v = assigned[fr] + a;
+          Amount pot = tree_.PotentiallyAvailable(node, fr);
+          Amount avail = std::max<Amount>(0, tree_.Available(node, fr));
+          const std::string& rname = resource_names_[r];
+          PendingDetail p;
+          p.cluster_queue = st.spec.name;
+          p.pod_set = ps.name;
+          p.flavor = fname;
+          p.resource = rname;
+          p.needed = v;
+          p.available = avail;
+          if (v > pot) {
+            rank = std::min<int>(rank, kRankNoFit);
+            bool by_bl = tree_.PotentialIgnoringBorrowingLimits(node, fr) >= v;
+            p.reason = by_bl ? PendingReason::kBorrowingLimit : PendingReason::kExceedsMaxQuota;
+            p.limit = pot;
+            p.message =
+                fmt::format("{} {} in flavor {} > maximum capacity ({}){}", Canon(v, rname), rname,
+                            fname, Canon(pot, rname),
+                            by_bl ? fmt::format(" set by borrowingLimit {}",
+                                                Canon(tree_.BorrowingLimit(node, fr), rname))
+                                  : "");
+            tried.push_back(std::move(p));
+          } else if (v <= avail) {
+            level = std::max(level, tree_.BorrowingLevel(node, fr, v));
+          } else {
+            bool by_bl = tree_.AvailableIgnoringBorrowingLimits(node, fr) >= v;
+            p.reason = by_bl ? PendingReason::kBorrowingLimit : PendingReason::kQuotaExhausted;
+            p.limit = by_bl ? tree_.BorrowingLimit(node, fr) : tree_.Nominal(node, fr);
+            p.message = fmt::format(
+                "insufficient unused quota for {} in flavor {}, {} more needed (needs {}, {} "
+                "available, usage {} of nominal {}{})",
+                rname, fname, Canon(v - avail, rname), Canon(v, rname), Canon(avail, rname),
+                Canon(tree_.Usage(node, fr), rname), Canon(tree_.Nominal(node, fr), rname),
+                by_bl ? fmt::format(", borrowingLimit {}",
+                                    Canon(tree_.BorrowingLimit(node, fr), rname))
+                      : "");
+            tried.push_back(std::move(p));
+            bool can_preempt =
+                any_preemption &&
+                (v <= tree_.Nominal(node, fr) ||
+                 pol.borrow_within_cohort != PreemptionPolicy::kNever ||
+                 (options_.fair_sharing && pol.reclaim_within_cohort != PreemptionPolicy::kNever));
+            rank = std::min<int>(rank, can_preempt ? kRankPreempt : kRankNoFit);
+            contested.push_back({fr, v});
+          }
+        }
+        if (rank == kRankPreempt) {
+          auto targets = FindTargets(cq, d.priority, req.queue_timestamp, contested, now);
+          if (targets.empty()) {
+            rank = kRankNoCandidates;
+            PendingDetail p;
+            p.reason = PendingReason::kNoPreemptionCandidates;
+            p.cluster_queue = st.spec.name;
+            p.pod_set = ps.name;
+            p.flavor = fname;
+            p.message = fmt::format(
+                "flavor {} needs preemption but no candidates are allowed (withinClusterQueue "
+                "{}, reclaimWithinCohort {}, tiers {})",
+                fname, PreemptionPolicyName(pol.within_cluster_queue),
+                PreemptionPolicyName(pol.reclaim_within_cohort),
+                options_.enforce_tiers ? "enforced" : "off");
+            tried.push_back(std::move(p));
+          }
+        }
+        bool better = rank > best_rank || (rank == best_rank && level < best_level);
+        if (better) best_f = f, best_rank = rank, best_level = level;
+        if (rank == kRankFit && level == 0) break;
+        if (rank == kRankFit && st.spec.when_can_borrow == FungibilityPolicy::kMayStopSearch) break;
+        if (rank == kRankPreempt && st.spec.when_can_preempt == FungibilityPolicy::kMayStopSearch)
+          break;
+      }
+      if (best_rank <= kRankNoCandidates) {
+        d.mode = AdmissionMode::kNoFit;
+        if (tried.empty()) {
+          PendingDetail p;
+          p.reason = PendingReason::kNoMatchingFlavor;
+          p.cluster_queue = st.spec.name;
+          p.pod_set = ps.name;
+          p.message = "no flavor in the resource group";
+          tried.push_back(std::move(p));
+        }
+        // Most specific reasons first: quota reasons before "no candidates".
+        std::stable_sort(tried.begin(), tried.end(),
+                         [](const PendingDetail& a, const PendingDetail& b) {
+                           return (a.reason == PendingReason::kNoPreemptionCandidates) <
+                                  (b.reason == PendingReason::kNoPreemptionCandidates);
+                         });
+        d.reasons = std::move(tried);
+        d.assignments.clear();
+        return d;
+      }
+      if (best_rank == kRankPreempt) need_preemption = true;
+      d.borrowing_level = std::max(d.borrowing_level, best_level);
+      for (const auto& [r, a] : want) {
+        int fr = Fr(best_f, r);
+        if (assigned[fr] == 0) touched.push_back(fr);
+        assigned[fr] += a;
+        FlavorAssignment fa;
+        fa.pod_set = static_cast<int>(psi);
+        fa.pod_set_name = ps.name;
+        fa.resource = resource_names_[r];
+        fa.flavor = policy_.flavors[best_f].name;
+        fa.amount = a;
+        fa.borrows = tree_.Usage(node, fr) + assigned[fr] > tree_.Nominal(node, fr);
+        d.borrows = d.borrows || fa.borrows;
+        d.assignments.push_back(std::move(fa));
+      }
+    }
+  }
+  if (need_preemption) {
+    std::vector<Contested> contested;
+    for (int fr : touched)
+      if (tree_.Available(node, fr) < assigned[fr]) contested.push_back({fr, assigned[fr]});
+    d.victims = FindTargets(cq, d.priority, req.queue_timestamp, contested, now);
+    if (d.victims.empty()) {
+      d.mode = AdmissionMode::kNoFit;
+      for (const auto& c : contested) {
+        int r = c.fr % num_resources_;
+        PendingDetail p;
+        p.reason = PendingReason::kNoPreemptionCandidates;
+        p.cluster_queue = st.spec.name;
+        p.flavor = policy_.flavors[c.fr / num_resources_].name;
+        p.resource = resource_names_[r];
+        p.needed = c.need;
+        p.available = std::max<Amount>(0, tree_.Available(node, c.fr));
+        p.message = fmt::format(
+            "pod sets together need {} {} in flavor {}, {} available, and no "
+            "victim set frees enough",
+            Canon(c.need, p.resource), p.resource, p.flavor, Canon(p.available, p.resource));
+        d.reasons.push_back(std::move(p));
+      }
+      return d;
+    }
+    d.mode = AdmissionMode::kNeedsPreemption;
+    PendingDetail p;
+    p.reason = PendingReason::kWaitingForPreemptedWorkloads;
+    p.cluster_queue = st.spec.name;
+    double lost = 0;
+    for (const auto& v : d.victims) lost += v.lost_gpu_hours;
+    p.message = fmt::format("preempting {} workload(s), {:.2f} GPU-hours of work lost",
+                            d.victims.size(), lost);
+    d.reasons.push_back(std::move(p));
+    return d;
+  }
+  if (admission_blocked_) {
+    d.mode = AdmissionMode::kDeferred;
+    PendingDetail p;
+    p.reason = PendingReason::kWaitingForPodsReady;
+    p.cluster_queue = st.spec.name;
+    p.message = "waitForPodsReady blockAdmission: an admitted workload is not ready yet";
+    d.reasons.push_back(std::move(p));
+    return d;
+  }
+  d.mode = AdmissionMode::kFit;
+  return d;
+}
+
+Status GovernanceEngine::Admit(const WorkloadRequest& req, const Decision& decision, SimTime now) {
+  if (decision.mode != AdmissionMode::kFit)
+    return Status::FailedPrecondition(
+        fmt::format("Admit of {} with a {} decision", req.name, AdmissionModeName(decision.mode)));
+  if (admitted_.count(req.id))
+    return Status::FailedPrecondition(fmt::format("workload {} is already admitted", req.id));
+  int cq = decision.cluster_queue_index;
+  if (cq < 0 || cq >= static_cast<int>(cqs_.size()))
+    return Status::InvalidArgument("decision has no ClusterQueue");
+  AdmittedWorkload w;
+  w.id = req.id;
+  w.name = req.name;
+  w.cluster_queue = cq;
+  w.priority = decision.priority;
+  w.tier = decision.tier;
+  w.admit_time = now;
+  w.queue_timestamp = req.queue_timestamp;
+  w.checkpoint_interval = req.checkpoint_interval;
+  w.restore_time = req.restore_time;
+  for (const auto& a : decision.assignments) {
+    int f = FlavorIndex(a.flavor), r = ResourceIndex(a.resource);
+    if (f < 0 || r < 0) return Status::InvalidArgument("decision names an unknown flavor/resource");
+    int fr = Fr(f, r);
+    auto it = std::find_if(w.usage.begin(), w.usage.end(), [&](auto& p) { return p.first == fr; });
+    if (it == w.usage.end())
+      w.usage.emplace_back(fr, a.amount);
+    else
+      it->second += a.amount;
+    if (a.resource == kGpuResource) w.gpus += static_cast<int>(a.amount);
+  }
+  int node = cqs_[cq].node;
+  for (const auto& [fr, a] : w.usage)
+    if (tree_.Available(node, fr) < a)
+      return Status::FailedPrecondition(fmt::format(
+          "quota for {} no longer fits in ClusterQueue {}", req.name, cqs_[cq].spec.name));
+  ApplyUsage(w, +1);
+  cqs_[cq].admitted.push_back(w.id);
+  admitted_.emplace(w.id, std::move(w));
+  return Status::Ok();
+}
+
+Status GovernanceEngine::Release(int64_t workload_id) {
+  auto it = admitted_.find(workload_id);
+  if (it == admitted_.end())
+    return Status::NotFound(fmt::format("workload {} is not admitted", workload_id));
+  ApplyUsage(it->second, -1);
+  auto& list = cqs_[it->second.cluster_queue].admitted;
+  auto pos = std::find(list.begin(), list.end(), workload_id);
+  if (pos != list.end()) {
+    *pos = list.back();
+    list.pop_back();
+  }
+  admitted_.erase(it);
+  return Status::Ok();
+}
+
+Status GovernanceEngine::MarkEvicting(int64_t workload_id) {
+  auto it = admitted_.find(workload_id);
+  if (it == admitted_.end())
+    return Status::NotFound(fmt::format("workload {} is not admitted", workload_id));
+  it->second.evicting = true;
+  return Status::Ok();
+}
+
+Status GovernanceEngine::ReportCheckpoint(int64_t workload_id, SimTime at) {
+  auto it = admitted_.find(workload_id);
+  if (it == admitted_.end())
+    return Status::NotFound(fmt::format("workload {} is not admitted", workload_id));
+  it->second.last_checkpoint = at;
+  return Status::Ok();
+}
+
+const AdmittedWorkload* GovernanceEngine::FindAdmitted(int64_t id) const {
+  auto it = admitted_.find(id);
+  return it == admitted_.end() ? nullptr : &it->second;
+}
+
+Amount GovernanceEngine::Usage(std::string_view cq, std::string_view flavor,
+                               std::string_view resource) const {
+  int q = FindClusterQueue(cq), f = FlavorIndex(flavor), r = ResourceIndex(resource);
+  if (q < 0 || f < 0 || r < 0) return 0;
+  return tree_.Usage(cqs_[q].node, Fr(f, r));
+}
+
+Amount GovernanceEngine::Available(std::string_view cq, std::string_view flavor,
+                                   std::string_view resource) const {
+  int q = FindClusterQueue(cq), f = FlavorIndex(flavor), r = ResourceIndex(resource);
+  if (q < 0 || f < 0 || r < 0) return 0;
+  return std::max<Amount>(0, tree_.Available(cqs_[q].node, Fr(f, r)));
+}
+
+Amount GovernanceEngine::MaxUsable(std::string_view cq, std::string_view flavor,
+                                   std::string_view resource) const {
+  int q = FindClusterQueue(cq), f = FlavorIndex(flavor), r = ResourceIndex(resource);
+  if (q < 0 || f < 0 || r < 0) return 0;
+  return tree_.PotentiallyAvailable(cqs_[q].node, Fr(f, r));
+}
+
+std::vector<QuotaStatus> GovernanceEngine::QuotaStatuses() const {
+  std::vector<QuotaStatus> out;
+  for (const auto& st : cqs_)
+    for (const auto& g : st.spec.resource_groups)
+      for (const auto& fq : g.flavors) {
+        int f = FlavorIndex(fq.flavor);
+        if (f < 0) continue;
+        for (const auto& rq : fq.resources) {
+          int fr = Fr(f, ResourceIndex(rq.resource));
+          QuotaStatus s;
+          s.cluster_queue = st.spec.name;
+          s.cohort = st.spec.cohort;
+          s.flavor = fq.flavor;
+          s.resource = rq.resource;
+          s.nominal = tree_.Nominal(st.node, fr);
+          s.borrowing_limit = tree_.BorrowingLimit(st.node, fr);
+          s.lending_limit = tree_.LendingLimit(st.node, fr);
+          s.usage = tree_.Usage(st.node, fr);
+          s.borrowed = std::max<Amount>(0, s.usage - s.nominal);
+          s.available = std::max<Amount>(0, tree_.Available(st.node, fr));
+          s.max_usable = tree_.PotentiallyAvailable(st.node, fr);
+          out.push_back(std::move(s));
+        }
+      }
+  return out;
+}
+
+double GovernanceEngine::DominantResourceShare(int cq) const {
+  return tree_.DominantResourceShare(cqs_[cq].node, {});
+}
+
+bool GovernanceEngine::IsBorrowing(int cq) const {
+  for (int fr = 0; fr < tree_.num_fr(); ++fr)
+    if (tree_.Defines(cqs_[cq].node, fr) && tree_.Borrowing(cqs_[cq].node, fr)) return true;
+  return false;
+}
+
+WorkloadRequest PodGroupToRequest(const PodGroupSpec& pg, int64_t id) {
+  WorkloadRequest req;
+  req.id = id;
+  req.name = pg.name;
+  req.namespace_name = pg.namespace_name;
+  req.cluster_queue = pg.queue;
+  req.priority_class = pg.priority_class;
+  req.min_member = pg.min_member;
+  PodSetRequest ps;
+  ps.name = "podgroup";
+  ps.count = std::max<int32_t>(1, pg.min_member);
+  for (const auto& [r, total] : pg.min_resources)
+    ps.requests.push_back({r, (total + ps.count - 1) / ps.count});
+  req.pod_sets.push_back(std::move(ps));
+  return req;
+}
+
+}  // namespace steward::govern

@@ -1,0 +1,608 @@
+// Admission, flavor assignment, preemption and pending reasons, each against a hand-computed
+// expectation. Quantities: GPUs as counts.
+#include "govern/governance_engine.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "test_util.h"
+
+namespace steward::govern {
+namespace {
+
+using testing::At;
+using ::testing::ElementsAre;
+using testing::MustAdmit;
+using testing::MustEngine;
+using testing::TwoTeams;
+using ::testing::UnorderedElementsAre;
+using testing::WorkloadBuilder;
+
+std::vector<int64_t> VictimIds(const Decision& d) {
+  std::vector<int64_t> ids;
+  for (const auto& v : d.victims) ids.push_back(v.workload_id);
+  return ids;
+}
+
+bool HasReason(const Decision& d, PendingReason r) {
+  for (const auto& p : d.reasons)
+    if (p.reason == r) return true;
+  return false;
+}
+
+const PendingDetail* Reason(const Decision& d, PendingReason r) {
+  for (const auto& p : d.reasons)
+    if (p.reason == r) return &p;
+  return nullptr;
+}
+
+constexpr const char* kTwoFlavors = R"(
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: ResourceFlavor
+metadata: {name: a100}
+spec: {nodeLabels: {gpu: a100}}
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: ResourceFlavor
+metadata: {name: h100}
+spec: {nodeLabels: {gpu: h100}}
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: ClusterQueue
+metadata: {name: cq}
+spec:
+  namespaceSelector: {}
+  resourceGroups:
+  - coveredResources: [nvidia.com/gpu]
+    flavors:
+    - name: a100
+      resources: [{name: nvidia.com/gpu, nominalQuota: 4}]
+    - name: h100
+      resources: [{name: nvidia.com/gpu, nominalQuota: 8}]
+)";
+
+TEST(EngineTest, FlavorsAreTriedInListOrder) {
+  auto e = MustEngine(kTwoFlavors);
+  auto w1 = WorkloadBuilder(1, "cq").Gpus(4);
+  Decision d = e->TryAdmit(w1, kSimStart);
+  ASSERT_EQ(d.mode, AdmissionMode::kFit);
+  EXPECT_EQ(d.assignments[0].flavor, "a100");
+  ASSERT_TRUE(e->Admit(w1, d, kSimStart).ok());
+  auto w2 = WorkloadBuilder(2, "cq").Gpus(4);
+  d = e->TryAdmit(w2, kSimStart);
+  ASSERT_EQ(d.mode, AdmissionMode::kFit);
+  EXPECT_EQ(d.assignments[0].flavor, "h100");  // a100 is full.
+  ASSERT_TRUE(e->Admit(w2, d, kSimStart).ok());
+  EXPECT_EQ(e->Usage("cq", "a100", "nvidia.com/gpu"), 4);
+  EXPECT_EQ(e->Usage("cq", "h100", "nvidia.com/gpu"), 4);
+  // 8 more: a100 can never hold 8 (max 4); h100 has 4 left.
+  d = e->TryAdmit(WorkloadBuilder(3, "cq").Gpus(8), kSimStart);
+  EXPECT_EQ(d.mode, AdmissionMode::kNoFit);
+  const PendingDetail* max = Reason(d, PendingReason::kExceedsMaxQuota);
+  ASSERT_NE(max, nullptr);
+  EXPECT_EQ(max->flavor, "a100");
+  EXPECT_EQ(max->needed, 8);
+  EXPECT_EQ(max->limit, 4);
+  const PendingDetail* quota = Reason(d, PendingReason::kQuotaExhausted);
+  ASSERT_NE(quota, nullptr);
+  EXPECT_EQ(quota->flavor, "h100");
+  EXPECT_EQ(quota->needed, 8);
+  EXPECT_EQ(quota->available, 4);
+  EXPECT_THAT(quota->message, ::testing::HasSubstr("4 more needed"));
+}
+
+TEST(EngineTest, NodeSelectorRestrictsFlavors) {
+  auto e = MustEngine(kTwoFlavors);
+  Decision d = e->TryAdmit(WorkloadBuilder(1, "cq").Gpus(2).Selector("gpu", "h100"), kSimStart);
+  ASSERT_EQ(d.mode, AdmissionMode::kFit);
+  EXPECT_EQ(d.assignments[0].flavor, "h100");
+  // A key no flavor labels is not compared (Kueue only evaluates the flavor's label keys).
+  d = e->TryAdmit(WorkloadBuilder(2, "cq").Gpus(2).Selector("zone", "x"), kSimStart);
+  EXPECT_EQ(d.assignments[0].flavor, "a100");
+  d = e->TryAdmit(WorkloadBuilder(3, "cq").Gpus(2).Selector("gpu", "v100"), kSimStart);
+  EXPECT_EQ(d.mode, AdmissionMode::kNoFit);
+  EXPECT_EQ(d.primary_reason(), PendingReason::kNoMatchingFlavor);
+}
+
+TEST(EngineTest, UntoleratedTaintSkipsFlavor) {
+  auto e = MustEngine(R"(
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: ResourceFlavor
+metadata: {name: spot}
+spec:
+  nodeTaints: [{key: spot, value: "true", effect: NoSchedule}]
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: ResourceFlavor
+metadata: {name: ondemand}
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: ClusterQueue
+metadata: {name: cq}
+spec:
+  namespaceSelector: {}
+  resourceGroups:
+  - coveredResources: [nvidia.com/gpu]
+    flavors:
+    - {name: spot, resources: [{name: nvidia.com/gpu, nominalQuota: 8}]}
+    - {name: ondemand, resources: [{name: nvidia.com/gpu, nominalQuota: 8}]}
+)");
+  EXPECT_EQ(e->TryAdmit(WorkloadBuilder(1, "cq").Gpus(1), kSimStart).assignments[0].flavor,
+            "ondemand");
+  EXPECT_EQ(e->TryAdmit(WorkloadBuilder(2, "cq").Gpus(1).Tolerate("spot"), kSimStart)
+                .assignments[0]
+                .flavor,
+            "spot");
+}
+
+// team-a: h100 nominal 2 (then a100 nominal 4); team-b: h100 nominal 6. Asking 4 GPUs:
+// MayStopSearch takes h100 by borrowing 2; TryNextFlavor goes on to a100 (no borrowing).
+TEST(EngineTest, FlavorFungibilityWhenCanBorrow) {
+  for (const char* policy : {"MayStopSearch", "TryNextFlavor"}) {
+    auto e = MustEngine(std::string(R"(
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: ResourceFlavor
+metadata: {name: h100}
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: ResourceFlavor
+metadata: {name: a100}
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: ClusterQueue
+metadata: {name: team-a}
+spec:
+  cohort: org
+  namespaceSelector: {}
+  flavorFungibility: {whenCanBorrow: )") +
+                        policy + R"(}
+  resourceGroups:
+  - coveredResources: [nvidia.com/gpu]
+    flavors:
+    - {name: h100, resources: [{name: nvidia.com/gpu, nominalQuota: 2}]}
+    - {name: a100, resources: [{name: nvidia.com/gpu, nominalQuota: 4}]}
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: ClusterQueue
+metadata: {name: team-b}
+spec:
+  cohort: org
+  namespaceSelector: {}
+  resourceGroups:
+  - coveredResources: [nvidia.com/gpu]
+    flavors:
+    - {name: h100, resources: [{name: nvidia.com/gpu, nominalQuota: 6}]}
+)");
+    Decision d = e->TryAdmit(WorkloadBuilder(1, "team-a").Gpus(4), kSimStart);
+    ASSERT_EQ(d.mode, AdmissionMode::kFit) << policy;
+    if (std::string(policy) == "MayStopSearch") {
+      EXPECT_EQ(d.assignments[0].flavor, "h100");
+      EXPECT_TRUE(d.borrows);
+      EXPECT_EQ(d.borrowing_level, 1);
+    } else {
+      EXPECT_EQ(d.assignments[0].flavor, "a100");
+      EXPECT_FALSE(d.borrows);
+      EXPECT_EQ(d.borrowing_level, 0);
+    }
+  }
+}
+
+TEST(EngineTest, GangPodSetsAreAdmittedTogetherOrNotAtAll) {
+  auto e = MustEngine(TwoTeams(10, 0, "", "{}"));
+  // 2 pods x 2 GPUs + 1 pod x 8 GPUs = 12 > the cohort's 10: nothing is reserved.
+  auto w = WorkloadBuilder(1, "team-a").Gpus(2, 2).Gpus(8, 1);
+  Decision d = e->TryAdmit(w, kSimStart);
+  EXPECT_EQ(d.mode, AdmissionMode::kNoFit);
+  const PendingDetail* p = Reason(d, PendingReason::kExceedsMaxQuota);
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(p->pod_set, "ps1");
+  EXPECT_EQ(p->needed, 12);  // Earlier pod sets of the same workload count on the flavor.
+  EXPECT_EQ(p->limit, 10);
+  EXPECT_FALSE(e->Admit(w, d, kSimStart).ok());
+  EXPECT_EQ(e->Usage("team-a", "h100", "nvidia.com/gpu"), 0);
+  auto small = WorkloadBuilder(2, "team-a").Gpus(2, 1).Gpus(8, 1);
+  MustAdmit(*e, small);
+  EXPECT_EQ(e->Usage("team-a", "h100", "nvidia.com/gpu"), 10);
+  ASSERT_TRUE(e->Release(2).ok());
+  EXPECT_EQ(e->Usage("team-a", "h100", "nvidia.com/gpu"), 0);
+}
+
+TEST(EngineTest, PendingReasonsBeforeQuota) {
+  auto e = MustEngine(std::string(TwoTeams(4, 4, "", "{}")) + R"(
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: ClusterQueue
+metadata: {name: held}
+spec:
+  namespaceSelector: {}
+  stopPolicy: Hold
+  resourceGroups:
+  - coveredResources: [nvidia.com/gpu]
+    flavors: [{name: h100, resources: [{name: nvidia.com/gpu, nominalQuota: 4}]}]
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: ClusterQueue
+metadata: {name: broken}
+spec:
+  namespaceSelector: {}
+  resourceGroups:
+  - coveredResources: [nvidia.com/gpu]
+    flavors: [{name: missing, resources: [{name: nvidia.com/gpu, nominalQuota: 4}]}]
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: ClusterQueue
+metadata: {name: closed}
+spec:
+  resourceGroups:
+  - coveredResources: [nvidia.com/gpu]
+    flavors: [{name: h100, resources: [{name: nvidia.com/gpu, nominalQuota: 4}]}]
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: LocalQueue
+metadata: {name: main, namespace: team-a}
+spec: {clusterQueue: team-a}
+)");
+  struct Case {
+    const char* name;
+    WorkloadRequest req;
+    AdmissionMode mode;
+    PendingReason reason;
+  };
+  auto base = [](const char* cq) { return WorkloadBuilder(1, cq).Gpus(1).Build(); };
+  WorkloadRequest inactive = base("team-a");
+  inactive.active = false;
+  WorkloadRequest no_lq = WorkloadBuilder(1, "").Gpus(1).Namespace("team-a", "nope").Build();
+  WorkloadRequest via_lq = WorkloadBuilder(1, "").Gpus(1).Namespace("team-a", "main").Build();
+  WorkloadRequest gang = base("team-a");
+  gang.min_member = 4;
+  gang.available_pods = 3;
+  WorkloadRequest backoff = base("team-a");
+  backoff.requeue_at = At(120);
+  WorkloadRequest cpu = WorkloadBuilder(1, "team-a").Gpus(1).Cpu(1000).Build();
+  const Case cases[] = {
+      {"deactivated", inactive, AdmissionMode::kNoFit, PendingReason::kDeactivated},
+      {"no local queue", no_lq, AdmissionMode::kNoFit, PendingReason::kLocalQueueNotFound},
+      {"via local queue", via_lq, AdmissionMode::kFit, PendingReason::kNone},
+      {"no cluster queue", base("ghost"), AdmissionMode::kNoFit,
+       PendingReason::kClusterQueueNotFound},
+      {"stopped", base("held"), AdmissionMode::kNoFit, PendingReason::kQueueStopped},
+      {"flavor missing", base("broken"), AdmissionMode::kNoFit, PendingReason::kQueueInactive},
+      {"null namespaceSelector", base("closed"), AdmissionMode::kNoFit,
+       PendingReason::kNamespaceMismatch},
+      {"gang incomplete", gang, AdmissionMode::kNoFit, PendingReason::kGangIncomplete},
+      {"backoff", backoff, AdmissionMode::kDeferred, PendingReason::kWaitingForBackoff},
+      {"uncovered resource", cpu, AdmissionMode::kNoFit, PendingReason::kResourceNotCovered},
+  };
+  for (const auto& c : cases) {
+    Decision d = e->TryAdmit(c.req, At(60));
+    EXPECT_EQ(d.mode, c.mode) << c.name << ": " << d.Message();
+    EXPECT_EQ(d.primary_reason(), c.reason) << c.name << ": " << d.Message();
+  }
+  Decision d = e->TryAdmit(backoff, At(60));
+  EXPECT_EQ(d.retry_at, At(120));
+  d = e->TryAdmit(gang, At(60));
+  EXPECT_EQ(d.reasons[0].needed, 4);
+  EXPECT_EQ(d.reasons[0].available, 3);
+  e->SetAdmissionBlocked(true);
+  d = e->TryAdmit(base("team-a"), At(60));
+  EXPECT_EQ(d.mode, AdmissionMode::kDeferred);
+  EXPECT_EQ(d.primary_reason(), PendingReason::kWaitingForPodsReady);
+}
+
+TEST(EngineTest, NamespaceSelectorUsesNamespaceLabels) {
+  auto e = MustEngine(R"(
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: ResourceFlavor
+metadata: {name: h100}
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: ClusterQueue
+metadata: {name: cq}
+spec:
+  namespaceSelector: {matchLabels: {team: a}}
+  resourceGroups:
+  - coveredResources: [nvidia.com/gpu]
+    flavors: [{name: h100, resources: [{name: nvidia.com/gpu, nominalQuota: 4}]}]
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: ns-a, labels: {team: a}}
+)");
+  WorkloadRequest r = WorkloadBuilder(1, "cq").Gpus(1).Build();
+  r.namespace_name = "ns-a";
+  EXPECT_EQ(e->TryAdmit(r, kSimStart).mode, AdmissionMode::kFit);
+  r.namespace_name = "ns-b";
+  EXPECT_EQ(e->TryAdmit(r, kSimStart).primary_reason(), PendingReason::kNamespaceMismatch);
+}
+
+TEST(EngineTest, BorrowingLimitIsNamedInReasons) {
+  auto e = MustEngine(TwoTeams(4, 4, ", borrowingLimit: 2", "{}"));
+  EXPECT_EQ(e->MaxUsable("team-a", "h100", "nvidia.com/gpu"), 6);
+  EXPECT_EQ(e->MaxUsable("team-b", "h100", "nvidia.com/gpu"), 8);
+  // 7 > max 6, but the cohort could hold 8: the borrowing limit is the cap.
+  Decision d = e->TryAdmit(WorkloadBuilder(1, "team-a").Gpus(7), kSimStart);
+  EXPECT_EQ(d.primary_reason(), PendingReason::kBorrowingLimit);
+  EXPECT_EQ(d.reasons[0].limit, 6);
+  d = e->TryAdmit(WorkloadBuilder(2, "team-a").Gpus(9), kSimStart);
+  EXPECT_EQ(d.primary_reason(), PendingReason::kExceedsMaxQuota);
+  MustAdmit(*e, WorkloadBuilder(3, "team-a").Gpus(6));
+  // Cohort has 2 free, team-a may borrow no more.
+  d = e->TryAdmit(WorkloadBuilder(4, "team-a").Gpus(1), kSimStart);
+  EXPECT_EQ(d.primary_reason(), PendingReason::kBorrowingLimit);
+  EXPECT_EQ(d.reasons[0].available, 0);
+  EXPECT_EQ(e->TryAdmit(WorkloadBuilder(5, "team-b").Gpus(2), kSimStart).mode, AdmissionMode::kFit);
+}
+
+// Own-queue preemption: nominal 8 full with w1 (prio 1, 2 GPUs), w2 (prio 2, 4), w3 (prio 3,
+// 2). A prio-10 workload needing 4: Kueue order tries w1 then w2 (fits, 6 free), and fill-back
+// returns w1 (w1 back still leaves 4 free). Target: w2 only.
+TEST(EngineTest, WithinClusterQueuePreemptionIsMinimal) {
+  EngineOptions o;
+  o.victim_ordering = "kueue-classic";
+  auto e = MustEngine(TwoTeams(8, 0, "", "{withinClusterQueue: LowerPriority}"), o);
+  MustAdmit(*e, WorkloadBuilder(1, "team-a").Gpus(2).Priority(1), At(0));
+  MustAdmit(*e, WorkloadBuilder(2, "team-a").Gpus(4).Priority(2), At(10));
+  MustAdmit(*e, WorkloadBuilder(3, "team-a").Gpus(2).Priority(3), At(20));
+  Decision d = e->TryAdmit(WorkloadBuilder(4, "team-a").Gpus(4).Priority(10), At(30));
+  ASSERT_EQ(d.mode, AdmissionMode::kNeedsPreemption) << d.Message();
+  EXPECT_THAT(VictimIds(d), ElementsAre(2));
+  EXPECT_EQ(d.victims[0].reason, PreemptionReason::kInClusterQueue);
+  // Equal priority is never a victim under LowerPriority.
+  d = e->TryAdmit(WorkloadBuilder(5, "team-a").Gpus(4).Priority(1), At(30));
+  EXPECT_EQ(d.mode, AdmissionMode::kNoFit);
+  EXPECT_EQ(d.primary_reason(), PendingReason::kQuotaExhausted);
+  EXPECT_TRUE(HasReason(d, PendingReason::kNoPreemptionCandidates));
+  // TryAdmit changed nothing.
+  EXPECT_EQ(e->Usage("team-a", "h100", "nvidia.com/gpu"), 8);
+}
+
+TEST(EngineTest, LowerOrNewerEqualPriority) {
+  auto e = MustEngine(TwoTeams(4, 0, "", "{withinClusterQueue: LowerOrNewerEqualPriority}"));
+  MustAdmit(*e, WorkloadBuilder(1, "team-a").Gpus(4).Priority(5).QueuedAt(At(100)));
+  // Same priority, queued earlier (t=50 < 100): may preempt; queued later: may not.
+  Decision d =
+      e->TryAdmit(WorkloadBuilder(2, "team-a").Gpus(4).Priority(5).QueuedAt(At(50)), At(200));
+  EXPECT_EQ(d.mode, AdmissionMode::kNeedsPreemption);
+  d = e->TryAdmit(WorkloadBuilder(3, "team-a").Gpus(4).Priority(5).QueuedAt(At(150)), At(200));
+  EXPECT_EQ(d.mode, AdmissionMode::kNoFit);
+}
+
+// Case 2 at engine level: team-a borrowed team-b's idle quota overnight.
+TEST(EngineTest, ReclaimWithinCohortTakesBackLentQuota) {
+  for (const char* reclaim : {"Never", "Any"}) {
+    auto e = MustEngine(TwoTeams(4, 4, "", std::string("{reclaimWithinCohort: ") + reclaim + "}"));
+    for (int i = 1; i <= 8; ++i)
+      MustAdmit(*e, WorkloadBuilder(i, "team-a").Gpus(1).Priority(1).Checkpoint(Minutes(30)),
+                At(i));
+    EXPECT_EQ(e->Usage("team-a", "h100", "nvidia.com/gpu"), 8);  // Borrowing 4.
+    Decision d = e->TryAdmit(WorkloadBuilder(100, "team-b").Gpus(2).Priority(1), At(3600));
+    if (std::string(reclaim) == "Never") {
+      EXPECT_EQ(d.mode, AdmissionMode::kNoFit);
+      EXPECT_EQ(d.primary_reason(), PendingReason::kQuotaExhausted);
+      EXPECT_EQ(d.reasons[0].available, 0);
+      EXPECT_EQ(d.reasons[0].limit, 4);  // Nominal.
+    } else {
+      ASSERT_EQ(d.mode, AdmissionMode::kNeedsPreemption) << d.Message();
+      EXPECT_EQ(d.victims.size(), 2u);  // Minimal: 2 x 1 GPU.
+      for (const auto& v : d.victims) {
+        EXPECT_EQ(v.cluster_queue, "team-a");
+        EXPECT_EQ(v.reason, PreemptionReason::kInCohortReclamation);
+      }
+      for (const auto& v : d.victims) ASSERT_TRUE(e->Release(v.workload_id).ok());
+      EXPECT_EQ(e->TryAdmit(WorkloadBuilder(100, "team-b").Gpus(2).Priority(1), At(3600)).mode,
+                AdmissionMode::kFit);
+    }
+    // Beyond its nominal team-b cannot reclaim without borrowWithinCohort.
+    d = e->TryAdmit(WorkloadBuilder(101, "team-b").Gpus(5).Priority(1), At(3600));
+    EXPECT_EQ(d.mode, AdmissionMode::kNoFit);
+  }
+}
+
+// A queue at nominal is never a reclaim victim.
+TEST(EngineTest, ReclaimNeverTakesFromQueueWithinNominal) {
+  auto e = MustEngine(TwoTeams(4, 4, "", "{reclaimWithinCohort: Any}"));
+  for (int i = 1; i <= 4; ++i) MustAdmit(*e, WorkloadBuilder(i, "team-a").Gpus(1).Priority(0));
+  for (int i = 5; i <= 8; ++i) MustAdmit(*e, WorkloadBuilder(i, "team-b").Gpus(1).Priority(0));
+  Decision d = e->TryAdmit(WorkloadBuilder(9, "team-b").Gpus(1).Priority(100), kSimStart);
+  EXPECT_EQ(d.mode, AdmissionMode::kNoFit);
+}
+
+// Three queues of 4 (pool 12): team-a uses 8 (borrows 4), team-b 2. team-b wants 4 more (ends
+// at 6, borrowing): only borrowWithinCohort lets it take 2 of team-a's borrowed GPUs.
+TEST(EngineTest, BorrowWithinCohort) {
+  struct Case {
+    const char* preemption;
+    AdmissionMode want;
+    size_t victims;
+  };
+  const Case cases[] = {
+      {"{reclaimWithinCohort: Any}", AdmissionMode::kNoFit, 0},
+      {"{reclaimWithinCohort: Any, borrowWithinCohort: {policy: LowerPriority}}",
+       AdmissionMode::kNeedsPreemption, 2},
+      {"{reclaimWithinCohort: Any, borrowWithinCohort: {policy: LowerPriority, "
+       "maxPriorityThreshold: 0}}",
+       AdmissionMode::kNoFit, 0},
+  };
+  for (const auto& c : cases) {
+    std::string yaml = TwoTeams(4, 4, "", c.preemption) + R"(---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: ClusterQueue
+metadata: {name: team-c}
+spec:
+  cohort: org
+  namespaceSelector: {}
+  resourceGroups:
+  - coveredResources: [nvidia.com/gpu]
+    flavors: [{name: h100, resources: [{name: nvidia.com/gpu, nominalQuota: 4}]}]
+)";
+    auto e = MustEngine(yaml);
+    for (int i = 1; i <= 8; ++i) MustAdmit(*e, WorkloadBuilder(i, "team-a").Gpus(1).Priority(1));
+    MustAdmit(*e, WorkloadBuilder(9, "team-b").Gpus(2).Priority(1));
+    Decision d = e->TryAdmit(WorkloadBuilder(10, "team-b").Gpus(4).Priority(10), kSimStart);
+    EXPECT_EQ(d.mode, c.want) << c.preemption << ": " << d.Message();
+    EXPECT_EQ(d.victims.size(), c.victims) << c.preemption;
+    for (const auto& v : d.victims)
+      EXPECT_EQ(v.reason, PreemptionReason::kInCohortReclaimWhileBorrowing);
+  }
+}
+
+// The guide's tiers: production never, training only with checkpoints, dev always.
+TEST(EngineTest, TiersDecideWhoMayBeAVictim) {
+  struct Case {
+    const char* name;
+    model::Tier tier;
+    SimDuration checkpoint;
+    bool enforce;
+    bool preemptible;
+  };
+  const Case cases[] = {
+      {"production", model::Tier::kProduction, Minutes(10), true, false},
+      {"training without checkpoints", model::Tier::kTraining, SimDuration(), true, false},
+      {"training with checkpoints", model::Tier::kTraining, Minutes(10), true, true},
+      {"dev", model::Tier::kDev, SimDuration(), true, true},
+      {"production, tiers off (Kueue)", model::Tier::kProduction, SimDuration(), false, true},
+  };
+  for (const auto& c : cases) {
+    EngineOptions o;
+    o.enforce_tiers = c.enforce;
+    auto e = MustEngine(TwoTeams(8, 0, "", "{withinClusterQueue: LowerPriority}"), o);
+    MustAdmit(
+        *e, WorkloadBuilder(1, "team-a").Gpus(8).Priority(1).Tier(c.tier).Checkpoint(c.checkpoint));
+    Decision d = e->TryAdmit(WorkloadBuilder(2, "team-a").Gpus(4).Priority(10), At(60));
+    EXPECT_EQ(d.mode == AdmissionMode::kNeedsPreemption, c.preemptible)
+        << c.name << ": " << d.Message();
+  }
+}
+
+// Nominal 16 full at t=0 with A (prio 1, 8 GPUs, checkpoint every hour) and B (prio 2, 8 GPUs,
+// checkpoint every 10 min, 15 min restore). At t=2h30m A lost 30 min x 8 = 4 GPU-h, B lost
+// 0 + 15 min x 8 = 2 GPU-h. Kueue's order takes A (lower priority); checkpoint-aware takes B.
+TEST(EngineTest, CheckpointAwareOrderingMinimisesLostWork) {
+  const SimTime now = At(9000);
+  for (const char* ordering : {"kueue-classic", "checkpoint-aware", "largest-first"}) {
+    EngineOptions o;
+    o.victim_ordering = ordering;
+    auto e = MustEngine(TwoTeams(16, 0, "", "{withinClusterQueue: LowerPriority}"), o);
+    MustAdmit(*e,
+              WorkloadBuilder(1, "team-a")
+                  .Gpus(8)
+                  .Priority(1)
+                  .Tier(model::Tier::kTraining)
+                  .Checkpoint(Hours(1)),
+              At(0));
+    MustAdmit(*e,
+              WorkloadBuilder(2, "team-a")
+                  .Gpus(8)
+                  .Priority(2)
+                  .Tier(model::Tier::kTraining)
+                  .Checkpoint(Minutes(10), Minutes(15)),
+              At(0));
+    EXPECT_DOUBLE_EQ(e->LostGpuHours(*e->FindAdmitted(1), now), 4.0);
+    EXPECT_DOUBLE_EQ(e->LostGpuHours(*e->FindAdmitted(2), now), 2.0);
+    Decision d = e->TryAdmit(WorkloadBuilder(3, "team-a").Gpus(8).Priority(10), now);
+    ASSERT_EQ(d.mode, AdmissionMode::kNeedsPreemption) << ordering;
+    ASSERT_EQ(d.victims.size(), 1u);
+    int64_t want = std::string(ordering) == "checkpoint-aware" ? 2 : 1;
+    EXPECT_EQ(d.victims[0].workload_id, want) << ordering;
+    EXPECT_EQ(e->victim_ordering_name(), ordering);
+  }
+  // A reported checkpoint overrides the derived one.
+  auto e = MustEngine(TwoTeams(16, 0, "", "{withinClusterQueue: LowerPriority}"));
+  MustAdmit(*e,
+            WorkloadBuilder(1, "team-a").Gpus(8).Tier(model::Tier::kTraining).Checkpoint(Hours(1)));
+  ASSERT_TRUE(e->ReportCheckpoint(1, At(8400)).ok());
+  EXPECT_DOUBLE_EQ(e->LostGpuHours(*e->FindAdmitted(1), now), 8 * (600.0 / 3600));
+  EXPECT_FALSE(NewVictimOrdering("nope").ok());
+  EXPECT_THAT(NewVictimOrdering("nope").status().message(),
+              ::testing::HasSubstr("checkpoint-aware"));
+}
+
+TEST(EngineTest, EvictingCandidatesGoFirst) {
+  EngineOptions o;
+  o.victim_ordering = "kueue-classic";
+  auto e = MustEngine(TwoTeams(8, 0, "", "{withinClusterQueue: LowerPriority}"), o);
+  MustAdmit(*e, WorkloadBuilder(1, "team-a").Gpus(4).Priority(1));
+  MustAdmit(*e, WorkloadBuilder(2, "team-a").Gpus(4).Priority(5));
+  ASSERT_TRUE(e->MarkEvicting(2).ok());
+  Decision d = e->TryAdmit(WorkloadBuilder(3, "team-a").Gpus(4).Priority(10), At(1));
+  EXPECT_THAT(VictimIds(d), ElementsAre(2));
+}
+
+// Fair sharing (DRS, S2-a then S2-b). Three queues of 4 (pool 12); team-a uses 9, team-b 3.
+// team-b asking 3 ends at 6 (borrows 2: DRS 1000*2/12 = 166.7). team-a at 9 -> 8 -> 7 -> 6 has
+// DRS-after 333, 250, 166.7, each >= 166.7, so S2-a accepts three victims.
+TEST(EngineTest, FairSharingPreemption) {
+  std::string yaml = TwoTeams(4, 4, "", "{reclaimWithinCohort: Any}") + R"(---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: ClusterQueue
+metadata: {name: team-c}
+spec:
+  cohort: org
+  namespaceSelector: {}
+  resourceGroups:
+  - coveredResources: [nvidia.com/gpu]
+    flavors: [{name: h100, resources: [{name: nvidia.com/gpu, nominalQuota: 4}]}]
+)";
+  EngineOptions fs;
+  fs.fair_sharing = true;
+  auto e = MustEngine(yaml, fs);
+  for (int i = 1; i <= 9; ++i) MustAdmit(*e, WorkloadBuilder(i, "team-a").Gpus(1));
+  for (int i = 10; i <= 12; ++i) MustAdmit(*e, WorkloadBuilder(i, "team-b").Gpus(1));
+  EXPECT_NEAR(e->DominantResourceShare(e->FindClusterQueue("team-a")), 1000.0 * 5 / 12, 1e-9);
+  Decision d = e->TryAdmit(WorkloadBuilder(20, "team-b").Gpus(3), kSimStart);
+  ASSERT_EQ(d.mode, AdmissionMode::kNeedsPreemption) << d.Message();
+  EXPECT_EQ(d.victims.size(), 3u);
+  for (const auto& v : d.victims) EXPECT_EQ(v.reason, PreemptionReason::kInCohortFairSharing);
+  // Asking 4 (DRS 250) would push team-a to 5 (DRS 83): S2-a and S2-b refuse the third.
+  d = e->TryAdmit(WorkloadBuilder(21, "team-b").Gpus(4), kSimStart);
+  EXPECT_EQ(d.mode, AdmissionMode::kNoFit) << d.Message();
+  // Classic preemption: team-b would borrow, borrowWithinCohort is Never: no candidates.
+  auto classic = MustEngine(yaml);
+  for (int i = 1; i <= 9; ++i) MustAdmit(*classic, WorkloadBuilder(i, "team-a").Gpus(1));
+  for (int i = 10; i <= 12; ++i) MustAdmit(*classic, WorkloadBuilder(i, "team-b").Gpus(1));
+  EXPECT_EQ(classic->TryAdmit(WorkloadBuilder(20, "team-b").Gpus(3), kSimStart).mode,
+            AdmissionMode::kNoFit);
+}
+
+TEST(EngineTest, AdmitAndReleaseKeepUsageExact) {
+  auto e = MustEngine(TwoTeams(4, 4, "", "{}"));
+  auto w = WorkloadBuilder(1, "team-a").Gpus(3);
+  Decision d = e->TryAdmit(w, kSimStart);
+  ASSERT_TRUE(e->Admit(w, d, kSimStart).ok());
+  EXPECT_FALSE(e->Admit(w, d, kSimStart).ok());  // Already admitted.
+  EXPECT_EQ(e->AdmittedCount(e->FindClusterQueue("team-a")), 1);
+  EXPECT_FALSE(e->Release(99).ok());
+  ASSERT_TRUE(e->Release(1).ok());
+  EXPECT_EQ(e->Usage("team-a", "h100", "nvidia.com/gpu"), 0);
+  EXPECT_EQ(e->total_admitted(), 0);
+  auto rows = e->QuotaStatuses();
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].cluster_queue, "team-a");
+  EXPECT_EQ(rows[0].max_usable, 8);
+}
+
+TEST(EngineTest, PriorityAndTierFromClasses) {
+  auto e = MustEngine(std::string(TwoTeams(4, 4, "", "{}")) + R"(---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: WorkloadPriorityClass
+metadata: {name: prod, labels: {steward.io/tier: production}}
+value: 50
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: WorkloadPriorityClass
+metadata: {name: train}
+value: 500
+)");
+  WorkloadRequest r = WorkloadBuilder(1, "team-a").Gpus(1).Build();
+  r.priority_class = "prod";
+  EXPECT_EQ(e->ResolvePriority(r), 50);
+  EXPECT_EQ(e->ResolveTier(r), model::Tier::kProduction);  // Label beats the value.
+  r.priority_class = "train";
+  EXPECT_EQ(e->ResolveTier(r), model::Tier::kTraining);  // 100 <= 500 < 1000.
+  r.priority_class = "unknown";
+  EXPECT_EQ(e->ResolvePriority(r), 0);
+  EXPECT_EQ(e->ResolveTier(r), model::Tier::kDev);
+}
+
+}  // namespace
+}  // namespace steward::govern
