@@ -1,0 +1,68 @@
+#include "place/policy_registry.h"
+
+#include <fmt/format.h>
+
+#include "place/policies/policies.h"
+
+namespace steward::place {
+namespace {
+
+using Factory = std::unique_ptr<PlacementPolicy> (*)();
+struct Entry {
+  PolicyInfo info;
+  Factory make;
+};
+
+// The recommended policy of ours, the target of "best" (docs/placement.md, "Beyond FGD").
+constexpr std::string_view kBest = "fgd-bf";
+
+const std::vector<Entry>& Table() {
+  static const std::vector<Entry> table = {
+      {{"random", "uniform among feasible nodes", true}, internal::NewRandomPolicy},
+      {{"dotprod", "Tetris dot product of free and requested (CPU, GPU)", true},
+       internal::NewDotProductPolicy},
+      {{"clustering", "keep pods of one GPU shape on the same nodes", true},
+       internal::NewGpuClusteringPolicy},
+      {{"packing", "partly used GPUs first, then used nodes, then idle nodes", true},
+       internal::NewGpuPackingPolicy},
+      {{"bestfit", "least weighted CPU+GPU leftover", true}, internal::NewBestFitPolicy},
+      {{"fgd", "fragmentation gradient descent (Weng et al., ATC'23)", true},
+       internal::NewFgdPolicy},
+      {{"fgd-bf", "FGD with ties broken by best fit instead of node order (ours)", false},
+       internal::NewFgdBestFitPolicy},
+  };
+  return table;
+}
+
+}  // namespace
+
+const std::vector<PolicyInfo>& Policies() {
+  static const std::vector<PolicyInfo> infos = [] {
+    std::vector<PolicyInfo> v;
+    for (const Entry& e : Table()) v.push_back(e.info);
+    return v;
+  }();
+  return infos;
+}
+
+std::vector<std::string> PolicyNames() {
+  std::vector<std::string> names;
+  for (const Entry& e : Table()) names.emplace_back(e.info.name);
+  names.emplace_back(kBestPolicyAlias);
+  return names;
+}
+
+std::string_view ResolvePolicyAlias(std::string_view name) {
+  return name == kBestPolicyAlias ? kBest : name;
+}
+
+Result<std::unique_ptr<PlacementPolicy>> NewPolicy(std::string_view name) {
+  std::string_view resolved = ResolvePolicyAlias(name);
+  for (const Entry& e : Table())
+    if (e.info.name == resolved) return e.make();
+  std::string valid;
+  for (const std::string& n : PolicyNames()) valid += (valid.empty() ? "" : ", ") + n;
+  return Status::NotFound(fmt::format("unknown placement policy '{}' (valid: {})", name, valid));
+}
+
+}  // namespace steward::place
