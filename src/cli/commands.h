@@ -12,6 +12,7 @@ inline constexpr int kExitFailure = 1;
 [[noreturn]] inline void Fail(int code = kExitFailure) { throw CLI::RuntimeError(code); }
 
 void RegisterTwinCommands(CLI::App& app);
+void RegisterExperimentCommands(CLI::App& app);
 void RegisterPolicyCommands(CLI::App& app);
 
 }  // namespace steward::cli
