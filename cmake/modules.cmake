@@ -7,6 +7,22 @@ steward_module(place DEPS model)
 steward_module(govern DEPS model)
 steward_module(telemetry DEPS model)
 steward_module(twin DEPS place govern model)
+# The built-in default scenario is examples/default.yaml, compiled into the binary so
+# `steward twin run` works from any directory. Editing the YAML re-runs the configure step.
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
+             ${PROJECT_SOURCE_DIR}/examples/default.yaml)
+file(READ ${PROJECT_SOURCE_DIR}/examples/default.yaml STEWARD_DEFAULT_YAML)
+file(CONFIGURE OUTPUT ${CMAKE_BINARY_DIR}/generated/default_scenario.cc
+     CONTENT "// Generated from examples/default.yaml by CMake. Do not edit.
+#include \"twin/scenario.h\"
+namespace steward::twin {
+std::string_view DefaultScenarioYaml() {
+  static constexpr char kYaml[] = R\"steward_yaml(@STEWARD_DEFAULT_YAML@)steward_yaml\";
+  return {kYaml, sizeof(kYaml) - 1};
+}
+}  // namespace steward::twin
+" @ONLY)
+target_sources(steward_twin PRIVATE ${CMAKE_BINARY_DIR}/generated/default_scenario.cc)
 steward_module(health DEPS telemetry model)
 steward_module(cost DEPS model)
 set(STEWARD_CLI_DEPS twin place govern telemetry health cost model)

@@ -29,11 +29,13 @@ struct Event {
   EventKind kind = EventKind::kSchedule;
   int32_t target = -1;  // Workload id, or -1.
   uint32_t epoch = 0;   // The target's epoch when scheduled; stale events are skipped.
+  int32_t aux = -1;     // Kind-specific detail (e.g. which replica starts).
 };
 
 class EventQueue {
  public:
-  void Push(SimTime time, EventKind kind, int32_t target = -1, uint32_t epoch = 0);
+  void Push(SimTime time, EventKind kind, int32_t target = -1, uint32_t epoch = 0,
+            int32_t aux = -1);
   bool empty() const { return heap_.empty(); }
   size_t size() const { return heap_.size(); }
   const Event& Top() const { return heap_.front(); }

@@ -1,0 +1,58 @@
+// The foundation's naive admission: per-team StrictFIFO with a fixed quota. It is what a
+// cluster without a queueing layer effectively does, and the baseline that governance beats.
+#include <deque>
+
+#include <fmt/format.h>
+
+#include "twin/admitter.h"
+
+namespace steward::twin {
+namespace {
+
+class FifoQuotaAdmitter final : public Admitter {
+ public:
+  explicit FifoQuotaAdmitter(std::vector<int> quota)
+      : quota_(std::move(quota)), used_(quota_.size(), 0), queues_(quota_.size()) {}
+
+  std::string_view Name() const override { return "fifo-quota"; }
+  void Enqueue(model::WorkloadId id, int team) override { queues_[team].push_back(id); }
+  void Released(int team, int gpus) override { used_[team] -= gpus; }
+  int used_gpus(int team) const override { return used_[team]; }
+
+  // O(teams + admitted): only queue heads are examined (head-of-line blocking is StrictFIFO's
+  // defining cost, and the reason pending work behind a blocked head waits).
+  void Cycle(AdmissionHost& host) override {
+    for (size_t t = 0; t < queues_.size(); ++t) {
+      auto& q = queues_[t];
+      while (!q.empty()) {
+        const model::WorkloadId id = q.front();
+        const int budget = quota_[t] - used_[t];
+        if (host.GpusWanted(id) > budget) {
+          host.SetPendingReason(id, PendingReason::kQuotaExhausted);
+          break;
+        }
+        bool done = false;
+        const int placed = host.TryPlace(id, budget, &done);
+        used_[t] += placed;
+        if (!done) break;  // Host set the no-fit reason (or a service wants more replicas).
+        q.pop_front();
+      }
+    }
+  }
+
+ private:
+  std::vector<int> quota_;
+  std::vector<int> used_;
+  std::vector<std::deque<model::WorkloadId>> queues_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<Admitter>> NewAdmitter(std::string_view name, std::vector<int> quota_gpus) {
+  if (name == "fifo-quota")
+    return std::unique_ptr<Admitter>(new FifoQuotaAdmitter(std::move(quota_gpus)));
+  return Status::InvalidArgument(
+      fmt::format("unknown admission policy '{}' (valid: fifo-quota)", name));
+}
+
+}  // namespace steward::twin

@@ -1,0 +1,88 @@
+// The twin's report: the KPIs of one run, as a text table, JSON for machines, and a
+// self-contained HTML page with SVG time-series charts. Every number is derived from the run;
+// the writers only format. Same scenario + seed => byte-identical output.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace steward::twin {
+
+struct Percentiles {
+  int count = 0;
+  double p50 = 0, p95 = 0, p99 = 0, max = 0;
+};
+// Nearest-rank percentiles; sorts `values`.
+Percentiles ComputePercentiles(std::vector<double>& values);
+
+struct TimePoint {
+  double hours = 0;
+  double allocation = 0;  // Allocated GPUs / total GPUs.
+  double busy = 0;        // GPU_UTIL-style busy GPU-equivalents / total GPUs.
+  double sm_active = 0;   // SM-active GPU-equivalents / total GPUs.
+  int running = 0;
+  int pending = 0;
+  int whole_free_nodes = 0;
+  int stranded_free_gpus = 0;
+  int largest_free_block = 0;
+};
+
+struct TeamUsage {
+  double allocated_gpu_hours = 0;
+  double busy_gpu_hours = 0;
+  double sm_active_gpu_hours = 0;
+  int workloads = 0;
+};
+
+struct Fragmentation {
+  int free_gpus = 0;
+  int stranded_free_gpus = 0;   // Free GPUs on partly used nodes (end of run).
+  int whole_free_nodes = 0;     // Nodes with every GPU free (end of run).
+  int largest_single_node_job = 0;  // GPUs of the largest one-pod job that would fit now.
+  int largest_gang_job = 0;     // GPUs of the largest gang of whole nodes that would fit now.
+  double mean_stranded_free_gpus = 0;  // Averaged over the time series.
+  double mean_stranded_share = 0;      // ... as a share of all free GPUs.
+};
+
+struct Report {
+  std::string scenario;
+  uint64_t seed = 0;
+  double days = 0;
+  int total_gpus = 0;
+  int total_nodes = 0;
+  std::string admission_policy, placement_policy;
+
+  int64_t events = 0;
+  int workloads_submitted = 0;
+  int workloads_completed = 0;
+  int workloads_running = 0;
+  int workloads_pending = 0;
+  int interruptions = 0;  // Training failures (restarted from the last checkpoint).
+  double lost_gpu_hours = 0;  // Work thrown away by interruptions.
+
+  double capacity_gpu_hours = 0;
+  double allocated_gpu_hours = 0;
+  double busy_gpu_hours = 0;
+  double sm_active_gpu_hours = 0;
+  double allocation_rate = 0;
+  double busy_utilization = 0;
+  double sm_active_utilization = 0;
+  double idle_allocated_gpu_hours = 0;  // Allocated minus SM-active-weighted GPU-hours.
+
+  Fragmentation fragmentation;
+  std::map<std::string, int> pending_by_reason;
+  std::map<std::string, Percentiles> queue_wait_seconds;  // By tier.
+  std::map<std::string, TeamUsage> teams;
+  std::map<std::string, double> allocated_gpu_hours_by_kind;
+  std::map<std::string, double> sm_active_gpu_hours_by_kind;
+  std::vector<TimePoint> series;
+};
+
+nlohmann::json ToJson(const Report& report);
+std::string ToText(const Report& report);
+std::string ToHtml(const Report& report);
+
+}  // namespace steward::twin

@@ -1,0 +1,593 @@
+#include "twin/scenario.h"
+
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include "twin/csv.h"
+
+namespace steward::twin {
+namespace {
+
+// Reads typed fields out of a YAML tree, turning every problem into a Status that names the
+// source, line, column and the dotted field path. yaml-cpp throws; nothing escapes this class.
+class Reader {
+ public:
+  explicit Reader(std::string_view source) : source_(source) {}
+
+  Status Error(const YAML::Node& at, const std::string& field, std::string_view what) const {
+    const YAML::Mark m = at.Mark();
+    const bool known = m.line >= 0 && !at.IsNull() ? true : m.line >= 0;
+    return MakeInputError(source_, known ? m.line + 1 : 0, known ? m.column + 1 : 0, field, what);
+  }
+
+  // Rejects keys outside `allowed`, so a typo never silently drops a setting.
+  Status CheckKeys(const YAML::Node& map, const std::string& path,
+                   std::initializer_list<std::string_view> allowed) const {
+    if (!map.IsMap()) return Error(map, path, "must be a mapping");
+    for (const auto& kv : map) {
+      const std::string key = kv.first.Scalar();
+      bool ok = false;
+      for (auto a : allowed) ok = ok || a == key;
+      if (!ok) {
+        std::string list;
+        for (auto a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
+        return Error(kv.first, Join(path, key), fmt::format("unknown field (expected one of: {})", list));
+      }
+    }
+    return Status::Ok();
+  }
+
+  template <typename T>
+  Status Get(const YAML::Node& map, const char* key, const std::string& path, T* out,
+             bool required = false) const {
+    const YAML::Node n = map[key];
+    const std::string field = Join(path, key);
+    if (!n) {
+      return required ? Error(map, field, "is required") : Status::Ok();
+    }
+    return Scalar(n, field, out);
+  }
+
+  template <typename T>
+  Status Scalar(const YAML::Node& n, const std::string& field, T* out) const {
+    if (!n.IsScalar()) return Error(n, field, "must be a scalar");
+    try {
+      if constexpr (std::is_same_v<T, bool>) {
+        *out = n.as<bool>();
+      } else if constexpr (std::is_integral_v<T>) {
+        // Accept "1280" and "1.28e3" but not "12.5" for integer fields.
+        const double d = n.as<double>();
+        if (d != static_cast<double>(static_cast<T>(d))) return Error(n, field, "must be an integer");
+        *out = static_cast<T>(d);
+      } else {
+        *out = n.as<T>();
+      }
+    } catch (const YAML::Exception&) {
+      return Error(n, field, fmt::format("cannot read '{}' as {}", n.Scalar(), TypeName<T>()));
+    }
+    return Status::Ok();
+  }
+
+  Status Dist(const YAML::Node& map, const char* key, const std::string& path,
+              Distribution* out) const {
+    const YAML::Node n = map[key];
+    if (!n) return Status::Ok();
+    const std::string field = Join(path, key);
+    if (n.IsScalar()) {
+      double v;
+      STEWARD_RETURN_IF_ERROR(Scalar(n, field, &v));
+      *out = Distribution::Constant(v);
+      return Status::Ok();
+    }
+    STEWARD_RETURN_IF_ERROR(
+        CheckKeys(n, field, {"dist", "value", "mean", "median", "sigma", "min", "max", "values",
+                             "weights"}));
+    std::string dist;
+    STEWARD_RETURN_IF_ERROR(Get(n, "dist", field, &dist, true));
+    Distribution d;
+    STEWARD_RETURN_IF_ERROR(Get(n, "min", field, &d.min));
+    STEWARD_RETURN_IF_ERROR(Get(n, "max", field, &d.max));
+    if (dist == "constant") {
+      d.kind = Distribution::Kind::kConstant;
+      STEWARD_RETURN_IF_ERROR(Get(n, "value", field, &d.value, true));
+    } else if (dist == "uniform") {
+      d.kind = Distribution::Kind::kUniform;
+      if (!n["min"] || !n["max"]) return Error(n, field, "uniform needs min and max");
+    } else if (dist == "exponential") {
+      d.kind = Distribution::Kind::kExponential;
+      STEWARD_RETURN_IF_ERROR(Get(n, "mean", field, &d.mean, true));
+      if (d.mean <= 0) return Error(n["mean"], field + ".mean", "must be > 0");
+    } else if (dist == "lognormal") {
+      d.kind = Distribution::Kind::kLogNormal;
+      STEWARD_RETURN_IF_ERROR(Get(n, "median", field, &d.median, true));
+      STEWARD_RETURN_IF_ERROR(Get(n, "sigma", field, &d.sigma, true));
+      if (d.median <= 0 || d.sigma < 0) return Error(n, field, "needs median > 0 and sigma >= 0");
+    } else if (dist == "choice") {
+      d.kind = Distribution::Kind::kChoice;
+      STEWARD_RETURN_IF_ERROR(List(n, "values", field, &d.values));
+      STEWARD_RETURN_IF_ERROR(List(n, "weights", field, &d.weights));
+      if (d.values.empty()) return Error(n, field + ".values", "must be a non-empty list");
+      if (d.weights.empty()) d.weights.assign(d.values.size(), 1.0);
+      if (d.weights.size() != d.values.size())
+        return Error(n["weights"], field + ".weights", "must have one weight per value");
+      for (double w : d.weights)
+        if (w < 0) return Error(n["weights"], field + ".weights", "must be >= 0");
+    } else {
+      return Error(n["dist"], field + ".dist",
+                   fmt::format("unknown distribution '{}' (constant, uniform, exponential, "
+                               "lognormal, choice)", dist));
+    }
+    if (d.min > d.max) return Error(n, field, "min must be <= max");
+    *out = d;
+    return Status::Ok();
+  }
+
+  Status List(const YAML::Node& map, const char* key, const std::string& path,
+              std::vector<double>* out) const {
+    const YAML::Node n = map[key];
+    if (!n) return Status::Ok();
+    const std::string field = Join(path, key);
+    if (!n.IsSequence()) return Error(n, field, "must be a list");
+    out->clear();
+    for (size_t i = 0; i < n.size(); ++i) {
+      double v;
+      STEWARD_RETURN_IF_ERROR(Scalar(n[i], fmt::format("{}[{}]", field, i), &v));
+      out->push_back(v);
+    }
+    return Status::Ok();
+  }
+
+  static std::string Join(const std::string& path, std::string_view key) {
+    return path.empty() ? std::string(key) : path + "." + std::string(key);
+  }
+
+ private:
+  template <typename T>
+  static const char* TypeName() {
+    if constexpr (std::is_same_v<T, bool>) return "a boolean";
+    else if constexpr (std::is_integral_v<T>) return "an integer";
+    else if constexpr (std::is_floating_point_v<T>) return "a number";
+    else return "a string";
+  }
+  std::string source_;
+};
+
+Status Positive(const Reader& r, const YAML::Node& at, const std::string& field, double v,
+                bool allow_zero = false) {
+  if (v > 0 || (allow_zero && v == 0)) return Status::Ok();
+  return r.Error(at, field, allow_zero ? "must be >= 0" : "must be > 0");
+}
+
+Status ParseUsage(const Reader& r, const YAML::Node& n, const std::string& path, UsageSpec* u) {
+  STEWARD_RETURN_IF_ERROR(r.CheckKeys(n, path,
+                                      {"used_gpu_fraction", "busy", "sm_active", "stall_period_minutes",
+                                       "stall_fraction", "active_hours", "idle_busy"}));
+  STEWARD_RETURN_IF_ERROR(r.Dist(n, "used_gpu_fraction", path, &u->used_gpu_fraction));
+  STEWARD_RETURN_IF_ERROR(r.Dist(n, "busy", path, &u->busy));
+  STEWARD_RETURN_IF_ERROR(r.Dist(n, "sm_active", path, &u->sm_active));
+  STEWARD_RETURN_IF_ERROR(r.Get(n, "stall_period_minutes", path, &u->stall_period_minutes));
+  STEWARD_RETURN_IF_ERROR(r.Dist(n, "stall_fraction", path, &u->stall_fraction));
+  STEWARD_RETURN_IF_ERROR(r.Dist(n, "active_hours", path, &u->active_hours));
+  STEWARD_RETURN_IF_ERROR(r.Get(n, "idle_busy", path, &u->idle_busy));
+  // Fractions are clamped when drawn, but a constant outside [0, 1] is a mistake.
+  for (auto [key, d] : {std::pair{"used_gpu_fraction", &u->used_gpu_fraction},
+                        std::pair{"busy", &u->busy}, std::pair{"sm_active", &u->sm_active},
+                        std::pair{"stall_fraction", &u->stall_fraction}}) {
+    const double m = d->Mean();
+    if (m < 0 || m > 1) return r.Error(n[key], Reader::Join(path, key), "must lie in [0, 1]");
+    d->min = std::max(d->min, 0.0);
+    d->max = std::min(d->max, 1.0);
+  }
+  return Status::Ok();
+}
+
+Status ParseGenerator(const Reader& r, const YAML::Node& n, const std::string& path,
+                      GeneratorSpec* g) {
+  STEWARD_RETURN_IF_ERROR(r.CheckKeys(
+      n, path,
+      {"name", "team", "kind", "priority_class", "tier", "arrival", "pods", "gpus_per_pod",
+       "duration_hours", "checkpoint_interval_minutes", "restore_minutes", "gpu_model", "topology",
+       "usage", "min_replicas", "max_replicas", "peak_hour"}));
+  STEWARD_RETURN_IF_ERROR(r.Get(n, "name", path, &g->name, true));
+  STEWARD_RETURN_IF_ERROR(r.Get(n, "team", path, &g->team, true));
+  std::string kind;
+  STEWARD_RETURN_IF_ERROR(r.Get(n, "kind", path, &kind, true));
+  if (!model::ParseKind(kind, &g->kind))
+    return r.Error(n["kind"], path + ".kind",
+                   fmt::format("unknown kind '{}' (inference, training, notebook, batch)", kind));
+  // The guide's tiers by kind, unless the scenario says otherwise.
+  g->tier = g->kind == model::WorkloadKind::kInference  ? model::Tier::kProduction
+            : g->kind == model::WorkloadKind::kTraining ? model::Tier::kTraining
+                                                        : model::Tier::kDev;
+  std::string tier;
+  STEWARD_RETURN_IF_ERROR(r.Get(n, "tier", path, &tier));
+  if (!tier.empty() && !model::ParseTier(tier, &g->tier))
+    return r.Error(n["tier"], path + ".tier",
+                   fmt::format("unknown tier '{}' (production, training, dev)", tier));
+  STEWARD_RETURN_IF_ERROR(r.Get(n, "priority_class", path, &g->priority_class));
+  if (g->priority_class.empty()) g->priority_class = std::string(model::TierName(g->tier));
+
+  if (YAML::Node a = n["arrival"]) {
+    const std::string ap = path + ".arrival";
+    STEWARD_RETURN_IF_ERROR(r.CheckKeys(a, ap,
+                                        {"process", "rate_per_hour", "diurnal_amplitude",
+                                         "peak_hour", "start_hours", "count"}));
+    std::string process = "poisson";
+    STEWARD_RETURN_IF_ERROR(r.Get(a, "process", ap, &process));
+    if (process == "poisson") g->arrival.process = ArrivalSpec::Process::kPoisson;
+    else if (process == "once") g->arrival.process = ArrivalSpec::Process::kOnce;
+    else return r.Error(a["process"], ap + ".process",
+                        fmt::format("unknown process '{}' (poisson, once)", process));
+    STEWARD_RETURN_IF_ERROR(r.Get(a, "rate_per_hour", ap, &g->arrival.rate_per_hour));
+    STEWARD_RETURN_IF_ERROR(r.Get(a, "diurnal_amplitude", ap, &g->arrival.diurnal_amplitude));
+    STEWARD_RETURN_IF_ERROR(r.Get(a, "peak_hour", ap, &g->arrival.peak_hour));
+    STEWARD_RETURN_IF_ERROR(r.Get(a, "start_hours", ap, &g->arrival.start_hours));
+    STEWARD_RETURN_IF_ERROR(r.Get(a, "count", ap, &g->arrival.count));
+    if (g->arrival.process == ArrivalSpec::Process::kPoisson)
+      STEWARD_RETURN_IF_ERROR(Positive(r, a, ap + ".rate_per_hour", g->arrival.rate_per_hour));
+    if (g->arrival.diurnal_amplitude < 0 || g->arrival.diurnal_amplitude > 1)
+      return r.Error(a["diurnal_amplitude"], ap + ".diurnal_amplitude", "must lie in [0, 1]");
+    if (g->arrival.count < 0) return r.Error(a["count"], ap + ".count", "must be >= 0");
+  } else {
+    return r.Error(n, path + ".arrival", "is required");
+  }
+  STEWARD_RETURN_IF_ERROR(r.Dist(n, "pods", path, &g->pods));
+  STEWARD_RETURN_IF_ERROR(r.Dist(n, "gpus_per_pod", path, &g->gpus_per_pod));
+  STEWARD_RETURN_IF_ERROR(r.Dist(n, "duration_hours", path, &g->duration_hours));
+  g->pods.min = std::max(g->pods.min, 1.0);
+  g->gpus_per_pod.min = std::max(g->gpus_per_pod.min, 1.0);
+  g->duration_hours.min = std::max(g->duration_hours.min, 1.0 / 60);
+  STEWARD_RETURN_IF_ERROR(
+      r.Get(n, "checkpoint_interval_minutes", path, &g->checkpoint_interval_minutes));
+  STEWARD_RETURN_IF_ERROR(Positive(r, n, path + ".checkpoint_interval_minutes",
+                                   g->checkpoint_interval_minutes, true));
+  STEWARD_RETURN_IF_ERROR(r.Get(n, "restore_minutes", path, &g->restore_minutes));
+  STEWARD_RETURN_IF_ERROR(r.Get(n, "gpu_model", path, &g->gpu_model));
+  std::string topology = "none";
+  STEWARD_RETURN_IF_ERROR(r.Get(n, "topology", path, &topology));
+  if (!model::ParseTopology(topology, &g->topology))
+    return r.Error(n["topology"], path + ".topology",
+                   fmt::format("unknown topology '{}' (none, nvlink, leaf)", topology));
+  if (YAML::Node u = n["usage"]) STEWARD_RETURN_IF_ERROR(ParseUsage(r, u, path + ".usage", &g->usage));
+  STEWARD_RETURN_IF_ERROR(r.Get(n, "min_replicas", path, &g->min_replicas));
+  STEWARD_RETURN_IF_ERROR(r.Get(n, "max_replicas", path, &g->max_replicas));
+  STEWARD_RETURN_IF_ERROR(r.Get(n, "peak_hour", path, &g->peak_hour));
+  if (g->kind == model::WorkloadKind::kInference &&
+      (g->min_replicas < 1 || g->max_replicas < g->min_replicas))
+    return r.Error(n, path, "inference needs 1 <= min_replicas <= max_replicas");
+  return Status::Ok();
+}
+
+Status ParsePool(const Reader& r, const YAML::Node& n, const std::string& path, PoolSpec* p) {
+  STEWARD_RETURN_IF_ERROR(r.CheckKeys(
+      n, path,
+      {"name", "nodes", "gpus_per_node", "gpu_model", "nodes_per_rack", "nodes_per_leaf",
+       "nvlink_domain", "cpu_milli", "memory_mib", "driver_version", "toolkit_version",
+       "device_plugin_version", "labels", "taints"}));
+  STEWARD_RETURN_IF_ERROR(r.Get(n, "name", path, &p->name, true));
+  STEWARD_RETURN_IF_ERROR(r.Get(n, "nodes", path, &p->nodes, true));
+  STEWARD_RETURN_IF_ERROR(Positive(r, n["nodes"], path + ".nodes", p->nodes));
+  STEWARD_RETURN_IF_ERROR(r.Get(n, "gpus_per_node", path, &p->gpus_per_node));
+  if (p->gpus_per_node < 1 || p->gpus_per_node > 64)
+    return r.Error(n["gpus_per_node"], path + ".gpus_per_node", "must lie in [1, 64]");
+  STEWARD_RETURN_IF_ERROR(r.Get(n, "gpu_model", path, &p->gpu_model, true));
+  STEWARD_RETURN_IF_ERROR(r.Get(n, "nodes_per_rack", path, &p->nodes_per_rack));
+  STEWARD_RETURN_IF_ERROR(Positive(r, n["nodes_per_rack"], path + ".nodes_per_rack", p->nodes_per_rack));
+  STEWARD_RETURN_IF_ERROR(r.Get(n, "nodes_per_leaf", path, &p->nodes_per_leaf));
+  STEWARD_RETURN_IF_ERROR(Positive(r, n["nodes_per_leaf"], path + ".nodes_per_leaf", p->nodes_per_leaf));
+  std::string nvlink = "node";
+  STEWARD_RETURN_IF_ERROR(r.Get(n, "nvlink_domain", path, &nvlink));
+  if (nvlink != "node" && nvlink != "rack")
+    return r.Error(n["nvlink_domain"], path + ".nvlink_domain", "must be 'node' or 'rack'");
+  p->nvlink_per_rack = nvlink == "rack";
+  STEWARD_RETURN_IF_ERROR(r.Get(n, "cpu_milli", path, &p->cpu_milli));
+  STEWARD_RETURN_IF_ERROR(r.Get(n, "memory_mib", path, &p->memory_mib));
+  STEWARD_RETURN_IF_ERROR(r.Get(n, "driver_version", path, &p->driver_version));
+  STEWARD_RETURN_IF_ERROR(r.Get(n, "toolkit_version", path, &p->toolkit_version));
+  STEWARD_RETURN_IF_ERROR(r.Get(n, "device_plugin_version", path, &p->device_plugin_version));
+  if (YAML::Node l = n["labels"]) {
+    if (!l.IsMap()) return r.Error(l, path + ".labels", "must be a mapping");
+    for (const auto& kv : l) {
+      std::string v;
+      STEWARD_RETURN_IF_ERROR(r.Scalar(kv.second, path + ".labels." + kv.first.Scalar(), &v));
+      p->labels[kv.first.Scalar()] = v;
+    }
+  }
+  if (YAML::Node t = n["taints"]) {
+    if (!t.IsSequence()) return r.Error(t, path + ".taints", "must be a list");
+    for (size_t i = 0; i < t.size(); ++i) {
+      const std::string tp = fmt::format("{}.taints[{}]", path, i);
+      STEWARD_RETURN_IF_ERROR(r.CheckKeys(t[i], tp, {"key", "value", "effect"}));
+      model::Taint taint;
+      STEWARD_RETURN_IF_ERROR(r.Get(t[i], "key", tp, &taint.key, true));
+      STEWARD_RETURN_IF_ERROR(r.Get(t[i], "value", tp, &taint.value));
+      taint.effect = "NoSchedule";
+      STEWARD_RETURN_IF_ERROR(r.Get(t[i], "effect", tp, &taint.effect));
+      p->taints.push_back(taint);
+    }
+  }
+  return Status::Ok();
+}
+
+template <typename T, typename F>
+Status ParseList(const Reader& r, const YAML::Node& root, const char* key, bool required,
+                 std::vector<T>* out, F parse) {
+  const YAML::Node n = root[key];
+  if (!n) return required ? r.Error(root, key, "is required") : Status::Ok();
+  if (!n.IsSequence()) return r.Error(n, key, "must be a list");
+  for (size_t i = 0; i < n.size(); ++i) {
+    T item;
+    STEWARD_RETURN_IF_ERROR(parse(r, n[i], fmt::format("{}[{}]", key, i), &item));
+    out->push_back(std::move(item));
+  }
+  return Status::Ok();
+}
+
+Status ParseRoot(const Reader& r, const YAML::Node& root, Scenario* s) {
+  STEWARD_RETURN_IF_ERROR(r.CheckKeys(root, "",
+                                      {"name", "seed", "horizon_days", "sample_minutes", "cluster",
+                                       "teams", "generators", "traces", "policies", "failures"}));
+  STEWARD_RETURN_IF_ERROR(r.Get(root, "name", "", &s->name));
+  STEWARD_RETURN_IF_ERROR(r.Get(root, "seed", "", &s->seed));
+  STEWARD_RETURN_IF_ERROR(r.Get(root, "horizon_days", "", &s->horizon_days));
+  STEWARD_RETURN_IF_ERROR(Positive(r, root["horizon_days"], "horizon_days", s->horizon_days));
+  STEWARD_RETURN_IF_ERROR(r.Get(root, "sample_minutes", "", &s->sample_minutes));
+  STEWARD_RETURN_IF_ERROR(Positive(r, root["sample_minutes"], "sample_minutes", s->sample_minutes));
+
+  const YAML::Node cluster = root["cluster"];
+  if (!cluster) return r.Error(root, "cluster", "is required");
+  STEWARD_RETURN_IF_ERROR(r.CheckKeys(cluster, "cluster", {"gpu_models", "pools", "alibaba_nodes"}));
+  std::string alibaba;
+  STEWARD_RETURN_IF_ERROR(r.Get(cluster, "alibaba_nodes", "cluster", &alibaba));
+  s->alibaba_nodes = alibaba;
+  const bool need_pools = alibaba.empty();
+  STEWARD_RETURN_IF_ERROR(ParseList(
+      r, cluster, "gpu_models", need_pools, &s->gpu_models,
+      [](const Reader& r, const YAML::Node& n, const std::string& path, GpuModelSpec* m) {
+        STEWARD_RETURN_IF_ERROR(r.CheckKeys(n, "cluster." + path,
+                                            {"name", "product_label", "memory_mib", "mig_capable"}));
+        STEWARD_RETURN_IF_ERROR(r.Get(n, "name", "cluster." + path, &m->name, true));
+        STEWARD_RETURN_IF_ERROR(r.Get(n, "product_label", "cluster." + path, &m->product_label));
+        STEWARD_RETURN_IF_ERROR(r.Get(n, "memory_mib", "cluster." + path, &m->memory_mib));
+        STEWARD_RETURN_IF_ERROR(r.Get(n, "mig_capable", "cluster." + path, &m->mig_capable));
+        if (m->product_label.empty()) m->product_label = "NVIDIA-" + m->name;
+        return Status::Ok();
+      }));
+  STEWARD_RETURN_IF_ERROR(ParseList(
+      r, cluster, "pools", need_pools, &s->pools,
+      [](const Reader& r, const YAML::Node& n, const std::string& path, PoolSpec* p) {
+        return ParsePool(r, n, "cluster." + path, p);
+      }));
+  STEWARD_RETURN_IF_ERROR(ParseList(
+      r, root, "teams", true, &s->teams,
+      [](const Reader& r, const YAML::Node& n, const std::string& path, TeamSpec* t) {
+        STEWARD_RETURN_IF_ERROR(r.CheckKeys(n, path, {"name", "namespace", "quota_gpus"}));
+        STEWARD_RETURN_IF_ERROR(r.Get(n, "name", path, &t->name, true));
+        STEWARD_RETURN_IF_ERROR(r.Get(n, "namespace", path, &t->namespace_name));
+        STEWARD_RETURN_IF_ERROR(r.Get(n, "quota_gpus", path, &t->quota_gpus, true));
+        STEWARD_RETURN_IF_ERROR(Positive(r, n["quota_gpus"], path + ".quota_gpus", t->quota_gpus, true));
+        if (t->namespace_name.empty()) t->namespace_name = t->name;
+        return Status::Ok();
+      }));
+  STEWARD_RETURN_IF_ERROR(ParseList(r, root, "generators", false, &s->generators, ParseGenerator));
+  STEWARD_RETURN_IF_ERROR(ParseList(
+      r, root, "traces", false, &s->traces,
+      [](const Reader& r, const YAML::Node& n, const std::string& path, TraceSpec* t) {
+        STEWARD_RETURN_IF_ERROR(r.CheckKeys(n, path, {"format", "path", "team", "time_scale"}));
+        std::string format = "steward", file;
+        STEWARD_RETURN_IF_ERROR(r.Get(n, "format", path, &format));
+        if (format == "steward") t->format = TraceSpec::Format::kSteward;
+        else if (format == "alibaba") t->format = TraceSpec::Format::kAlibaba;
+        else return r.Error(n["format"], path + ".format", "must be 'steward' or 'alibaba'");
+        STEWARD_RETURN_IF_ERROR(r.Get(n, "path", path, &file, true));
+        t->path = file;
+        STEWARD_RETURN_IF_ERROR(r.Get(n, "team", path, &t->team));
+        STEWARD_RETURN_IF_ERROR(r.Get(n, "time_scale", path, &t->time_scale));
+        return Positive(r, n["time_scale"], path + ".time_scale", t->time_scale);
+      }));
+  if (YAML::Node p = root["policies"]) {
+    STEWARD_RETURN_IF_ERROR(r.CheckKeys(p, "policies", {"admission", "placement", "startup_seconds"}));
+    STEWARD_RETURN_IF_ERROR(r.Get(p, "admission", "policies", &s->policies.admission));
+    STEWARD_RETURN_IF_ERROR(r.Get(p, "placement", "policies", &s->policies.placement));
+    STEWARD_RETURN_IF_ERROR(r.Get(p, "startup_seconds", "policies", &s->policies.startup_seconds));
+  }
+  if (YAML::Node f = root["failures"]) {
+    STEWARD_RETURN_IF_ERROR(r.CheckKeys(f, "failures", {"training_interruptions_per_gpu_hour"}));
+    STEWARD_RETURN_IF_ERROR(r.Get(f, "training_interruptions_per_gpu_hour", "failures",
+                                  &s->failures.training_interruptions_per_gpu_hour));
+  }
+  return Status::Ok();
+}
+
+// Cross-references: names that must resolve, duplicates that must not exist.
+Status Validate(const Reader& r, const YAML::Node& root, const Scenario& s) {
+  std::set<std::string> names;
+  for (size_t i = 0; i < s.gpu_models.size(); ++i)
+    if (!names.insert(s.gpu_models[i].name).second)
+      return r.Error(root["cluster"]["gpu_models"][i], fmt::format("cluster.gpu_models[{}].name", i),
+                     fmt::format("duplicate GPU model '{}'", s.gpu_models[i].name));
+  std::set<std::string> pools;
+  for (size_t i = 0; i < s.pools.size(); ++i) {
+    const YAML::Node n = root["cluster"]["pools"][i];
+    if (!names.count(s.pools[i].gpu_model))
+      return r.Error(n["gpu_model"], fmt::format("cluster.pools[{}].gpu_model", i),
+                     fmt::format("unknown GPU model '{}'", s.pools[i].gpu_model));
+    if (!pools.insert(s.pools[i].name).second)
+      return r.Error(n["name"], fmt::format("cluster.pools[{}].name", i),
+                     fmt::format("duplicate pool '{}'", s.pools[i].name));
+  }
+  std::set<std::string> teams;
+  for (size_t i = 0; i < s.teams.size(); ++i)
+    if (!teams.insert(s.teams[i].name).second)
+      return r.Error(root["teams"][i], fmt::format("teams[{}].name", i),
+                     fmt::format("duplicate team '{}'", s.teams[i].name));
+  for (size_t i = 0; i < s.generators.size(); ++i) {
+    const GeneratorSpec& g = s.generators[i];
+    const YAML::Node n = root["generators"][i];
+    if (!teams.count(g.team))
+      return r.Error(n["team"], fmt::format("generators[{}].team", i),
+                     fmt::format("unknown team '{}'", g.team));
+    if (!g.gpu_model.empty() && !names.count(g.gpu_model))
+      return r.Error(n["gpu_model"], fmt::format("generators[{}].gpu_model", i),
+                     fmt::format("unknown GPU model '{}'", g.gpu_model));
+  }
+  for (size_t i = 0; i < s.traces.size(); ++i) {
+    const TraceSpec& t = s.traces[i];
+    if (!t.team.empty() && !teams.count(t.team))
+      return r.Error(root["traces"][i]["team"], fmt::format("traces[{}].team", i),
+                     fmt::format("unknown team '{}'", t.team));
+    if (t.format == TraceSpec::Format::kAlibaba && t.team.empty())
+      return r.Error(root["traces"][i], fmt::format("traces[{}].team", i),
+                     "an alibaba trace needs a team for its pods");
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+int Scenario::FindTeam(std::string_view name) const {
+  for (size_t i = 0; i < teams.size(); ++i)
+    if (teams[i].name == name) return static_cast<int>(i);
+  return -1;
+}
+
+Result<Scenario> ParseScenario(std::string_view yaml_text, std::string_view source) {
+  Reader r(source);
+  YAML::Node root;
+  try {
+    root = YAML::Load(std::string(yaml_text));
+  } catch (const YAML::ParserException& e) {
+    return MakeInputError(source, e.mark.line + 1, e.mark.column + 1, "", e.msg);
+  } catch (const YAML::Exception& e) {
+    return MakeInputError(source, 0, 0, "", e.what());
+  }
+  if (!root || root.IsNull()) return MakeInputError(source, 0, 0, "", "empty scenario");
+  Scenario s;
+  s.source = std::string(source);
+  try {
+    STEWARD_RETURN_IF_ERROR(ParseRoot(r, root, &s));
+    STEWARD_RETURN_IF_ERROR(Validate(r, root, s));
+  } catch (const YAML::Exception& e) {
+    // Reading a scalar as a map and similar shape errors.
+    return MakeInputError(source, e.mark.line + 1, e.mark.column + 1, "", e.msg);
+  }
+  // Relative trace paths are relative to the scenario file.
+  const std::filesystem::path base = std::filesystem::path(source).parent_path();
+  for (auto& t : s.traces)
+    if (t.path.is_relative() && source != "<default>") t.path = base / t.path;
+  if (!s.alibaba_nodes.empty() && s.alibaba_nodes.is_relative() && source != "<default>")
+    s.alibaba_nodes = base / s.alibaba_nodes;
+  return s;
+}
+
+Result<Scenario> LoadScenario(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status::IoError(fmt::format("{}: cannot open scenario file", path.string()));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ParseScenario(ss.str(), path.string());
+}
+
+Scenario DefaultScenario() {
+  Result<Scenario> s = ParseScenario(DefaultScenarioYaml(), "<default>");
+  STEWARD_CHECK(s.ok());
+  return std::move(s).value();
+}
+
+namespace {
+
+// Appends the GPU nodes of an Alibaba v2023 node list; models not declared are added.
+Status AddAlibabaNodes(const std::filesystem::path& path, model::Cluster* c) {
+  STEWARD_ASSIGN_OR_RETURN(CsvReader csv, CsvReader::Open(path));
+  const int c_sn = csv.Column("sn"), c_cpu = csv.Column("cpu_milli"),
+            c_mem = csv.Column("memory_mib"), c_gpu = csv.Column("gpu"), c_model = csv.Column("model");
+  for (auto [col, name] : {std::pair{c_sn, "sn"}, std::pair{c_cpu, "cpu_milli"},
+                           std::pair{c_mem, "memory_mib"}, std::pair{c_gpu, "gpu"},
+                           std::pair{c_model, "model"}})
+    if (col < 0) return MakeInputError(csv.file(), 1, 0, name, "required column is missing");
+  int index = 0;
+  const int rack_base = c->num_racks(), leaf_base = c->num_leaves();
+  while (csv.Next()) {
+    const int64_t gpus = csv.Integer(c_gpu);
+    const int64_t cpu = csv.Integer(c_cpu);
+    const int64_t mem = csv.Integer(c_mem);
+    if (!csv.status().ok()) return csv.status();
+    if (gpus < 0 || gpus > 64) return csv.Error(c_gpu, "must lie in [0, 64]");
+    if (gpus == 0) continue;  // CPU-only node: not part of the GPU twin.
+    const std::string model_name(csv.Field(c_model));
+    int model = c->FindGpuModel(model_name);
+    if (model < 0) model = c->AddGpuModel({model_name, "NVIDIA-" + model_name, 0, false});
+    int pool = c->FindPool("alibaba-" + model_name);
+    if (pool < 0) pool = c->AddPool("alibaba-" + model_name, model);
+    model::Node n;
+    n.name = std::string(csv.Field(c_sn));
+    n.pool = pool;
+    n.model = model;
+    n.rack = rack_base + index / 4;
+    n.leaf = leaf_base + index / 32;
+    n.nvlink_domain = static_cast<int>(c->nodes().size());
+    n.gpu_capacity = n.gpu_allocatable = static_cast<int>(gpus);
+    n.cpu_milli = cpu;
+    n.memory_mib = mem;
+    n.labels["nvidia.com/gpu.product"] = c->gpu_models()[model].product_label;
+    n.labels["nvidia.com/gpu.count"] = std::to_string(gpus);
+    if (c->FindNode(n.name) != model::kNoNode)
+      return csv.Error(c_sn, fmt::format("duplicate node '{}'", n.name));
+    c->AddNode(std::move(n));
+    ++index;
+  }
+  return csv.status();
+}
+
+}  // namespace
+
+Result<model::Cluster> BuildCluster(const Scenario& scenario) {
+  model::Cluster c;
+  for (const auto& m : scenario.gpu_models)
+    c.AddGpuModel({m.name, m.product_label, m.memory_mib, m.mig_capable});
+  int rack_base = 0, leaf_base = 0;
+  for (const auto& p : scenario.pools) {
+    const int model = c.FindGpuModel(p.gpu_model);
+    const int pool = c.AddPool(p.name, model);
+    const auto& gm = scenario.gpu_models[model];
+    for (int i = 0; i < p.nodes; ++i) {
+      model::Node n;
+      n.name = fmt::format("{}-{:04d}", p.name, i);
+      n.pool = pool;
+      n.model = model;
+      n.rack = rack_base + i / p.nodes_per_rack;
+      n.leaf = leaf_base + i / p.nodes_per_leaf;
+      n.nvlink_domain = p.nvlink_per_rack ? n.rack : static_cast<int>(c.nodes().size());
+      n.gpu_capacity = n.gpu_allocatable = p.gpus_per_node;
+      n.cpu_milli = p.cpu_milli;
+      n.memory_mib = p.memory_mib;
+      n.driver_version = p.driver_version;
+      n.toolkit_version = p.toolkit_version;
+      n.device_plugin_version = p.device_plugin_version;
+      n.taints = p.taints;
+      n.labels = p.labels;
+      // Labels in GPU feature discovery / NFD style, as a GPU Operator node carries them.
+      n.labels["nvidia.com/gpu.present"] = "true";
+      n.labels["nvidia.com/gpu.product"] = gm.product_label;
+      n.labels["nvidia.com/gpu.count"] = std::to_string(p.gpus_per_node);
+      n.labels["nvidia.com/gpu.memory"] = std::to_string(gm.memory_mib);
+      n.labels["nvidia.com/mig.capable"] = gm.mig_capable ? "true" : "false";
+      n.labels["nvidia.com/cuda.driver-version.full"] = p.driver_version;
+      n.labels["steward.io/pool"] = p.name;
+      n.labels["topology.kubernetes.io/zone"] = fmt::format("leaf-{}", n.leaf);
+      n.labels["steward.io/rack"] = fmt::format("rack-{}", n.rack);
+      c.AddNode(std::move(n));
+    }
+    rack_base += (p.nodes + p.nodes_per_rack - 1) / p.nodes_per_rack;
+    leaf_base += (p.nodes + p.nodes_per_leaf - 1) / p.nodes_per_leaf;
+  }
+  if (!scenario.alibaba_nodes.empty()) STEWARD_RETURN_IF_ERROR(AddAlibabaNodes(scenario.alibaba_nodes, &c));
+  if (c.total_gpus() == 0) return Status::InvalidArgument(scenario.source + ": the cluster has no GPUs");
+  return c;
+}
+
+}  // namespace steward::twin

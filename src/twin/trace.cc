@@ -1,0 +1,187 @@
+#include "twin/trace.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "twin/csv.h"
+
+namespace steward::twin {
+namespace {
+
+Result<int> RequireColumn(const CsvReader& csv, std::string_view name) {
+  const int c = csv.Column(name);
+  if (c < 0) return MakeInputError(csv.file(), 1, 0, name, "required column is missing");
+  return c;
+}
+
+Status LoadSteward(CsvReader& csv, const TraceSpec& spec, const Scenario& scenario,
+                   const model::Cluster& cluster, TraceLoad* out) {
+  STEWARD_ASSIGN_OR_RETURN(const int c_submit, RequireColumn(csv, "submit_seconds"));
+  STEWARD_ASSIGN_OR_RETURN(const int c_name, RequireColumn(csv, "name"));
+  STEWARD_ASSIGN_OR_RETURN(const int c_team, RequireColumn(csv, "team"));
+  STEWARD_ASSIGN_OR_RETURN(const int c_kind, RequireColumn(csv, "kind"));
+  STEWARD_ASSIGN_OR_RETURN(const int c_gpus, RequireColumn(csv, "gpus_per_pod"));
+  STEWARD_ASSIGN_OR_RETURN(const int c_duration, RequireColumn(csv, "duration_seconds"));
+  const int c_pods = csv.Column("pods"), c_model = csv.Column("gpu_model"),
+            c_tier = csv.Column("tier"), c_prio = csv.Column("priority_class"),
+            c_ckpt = csv.Column("checkpoint_minutes"), c_restore = csv.Column("restore_minutes"),
+            c_sm = csv.Column("sm_active"), c_busy = csv.Column("busy"),
+            c_used = csv.Column("used_gpu_fraction"), c_active = csv.Column("active_hours"),
+            c_min = csv.Column("min_replicas"), c_max = csv.Column("max_replicas");
+  auto fraction = [&](int c, double def, double* out_value) -> Status {
+    if (c < 0 || csv.Field(c).empty()) {
+      *out_value = def;
+      return Status::Ok();
+    }
+    *out_value = csv.Number(c);
+    if (!csv.status().ok()) return csv.status();
+    if (*out_value < 0 || *out_value > 1) return csv.Error(c, "must lie in [0, 1]");
+    return Status::Ok();
+  };
+  while (csv.Next()) {
+    model::Workload w;
+    w.name = std::string(csv.Field(c_name));
+    const std::string team(csv.Field(c_team));
+    w.team = scenario.FindTeam(team);
+    if (w.team < 0) return csv.Error(c_team, fmt::format("unknown team '{}'", team));
+    w.namespace_name = scenario.teams[w.team].namespace_name;
+    w.queue = scenario.teams[w.team].name;
+    if (!model::ParseKind(csv.Field(c_kind), &w.kind))
+      return csv.Error(c_kind, fmt::format("unknown kind '{}'", csv.Field(c_kind)));
+    w.tier = w.kind == model::WorkloadKind::kInference  ? model::Tier::kProduction
+             : w.kind == model::WorkloadKind::kTraining ? model::Tier::kTraining
+                                                        : model::Tier::kDev;
+    if (c_tier >= 0 && !csv.Field(c_tier).empty() && !model::ParseTier(csv.Field(c_tier), &w.tier))
+      return csv.Error(c_tier, fmt::format("unknown tier '{}'", csv.Field(c_tier)));
+    w.priority_class = c_prio >= 0 && !csv.Field(c_prio).empty() ? std::string(csv.Field(c_prio))
+                                                                  : std::string(TierName(w.tier));
+    const double submit = csv.Number(c_submit);
+    const int64_t gpus = csv.Integer(c_gpus);
+    const double duration = csv.Number(c_duration);
+    const int64_t pods = c_pods >= 0 && !csv.Field(c_pods).empty() ? csv.Integer(c_pods) : 1;
+    if (!csv.status().ok()) return csv.status();
+    if (submit < 0) return csv.Error(c_submit, "must be >= 0");
+    if (gpus < 1 || gpus > 64) return csv.Error(c_gpus, "must lie in [1, 64]");
+    if (duration <= 0) return csv.Error(c_duration, "must be > 0");
+    if (pods < 1) return csv.Error(c_pods, "must be >= 1");
+    w.submit_time = kSimStart + SecondsF(submit * spec.time_scale);
+    w.duration = SecondsF(duration * spec.time_scale);
+    if (c_model >= 0 && !csv.Field(c_model).empty()) {
+      w.gpu_model = cluster.FindGpuModel(csv.Field(c_model));
+      if (w.gpu_model < 0)
+        return csv.Error(c_model, fmt::format("unknown GPU model '{}'", csv.Field(c_model)));
+    }
+    if (w.kind == model::WorkloadKind::kInference) {
+      w.min_replicas = c_min >= 0 && !csv.Field(c_min).empty() ? csv.Integer(c_min) : pods;
+      w.max_replicas = c_max >= 0 && !csv.Field(c_max).empty() ? csv.Integer(c_max) : w.min_replicas;
+      if (!csv.status().ok()) return csv.status();
+      if (w.min_replicas < 1 || w.max_replicas < w.min_replicas)
+        return csv.Error(c_max >= 0 ? c_max : c_gpus, "needs 1 <= min_replicas <= max_replicas");
+      w.pod_sets = {{"replica", w.min_replicas, static_cast<int>(gpus)}};
+    } else {
+      w.pod_sets = {{pods > 1 ? "worker" : "main", static_cast<int>(pods), static_cast<int>(gpus)}};
+    }
+    double ckpt = 0, restore = 0;
+    if (c_ckpt >= 0 && !csv.Field(c_ckpt).empty()) ckpt = csv.Number(c_ckpt);
+    if (c_restore >= 0 && !csv.Field(c_restore).empty()) restore = csv.Number(c_restore);
+    if (!csv.status().ok()) return csv.status();
+    if (ckpt < 0) return csv.Error(c_ckpt, "must be >= 0");
+    if (restore < 0) return csv.Error(c_restore, "must be >= 0");
+    w.checkpoint_interval = SecondsF(ckpt * 60);
+    w.restore_time = SecondsF(restore * 60);
+    STEWARD_RETURN_IF_ERROR(fraction(c_sm, 0.5, &w.usage.sm_active));
+    STEWARD_RETURN_IF_ERROR(fraction(c_busy, 0.9, &w.usage.busy));
+    STEWARD_RETURN_IF_ERROR(fraction(c_used, 1.0, &w.usage.used_gpu_fraction));
+    w.usage.sm_active = std::min(w.usage.sm_active, w.usage.busy);
+    if (c_active >= 0 && !csv.Field(c_active).empty()) {
+      const double active = csv.Number(c_active);
+      if (!csv.status().ok()) return csv.status();
+      if (active < 0) return csv.Error(c_active, "must be >= 0");
+      w.usage.active_duration = SecondsF(active * 3600 * spec.time_scale);
+    }
+    out->workloads.push_back(std::move(w));
+  }
+  return csv.status();
+}
+
+// The Alibaba v2023 pod list: name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,
+// pod_phase,creation_time,deletion_time,scheduled_time (seconds).
+Status LoadAlibaba(CsvReader& csv, const TraceSpec& spec, const Scenario& scenario,
+                   const model::Cluster& cluster, TraceLoad* out) {
+  int cols[7];
+  const char* names[7] = {"name", "num_gpu", "gpu_milli", "gpu_spec", "creation_time",
+                          "deletion_time", "scheduled_time"};
+  for (int i = 0; i < 7; ++i) {
+    STEWARD_ASSIGN_OR_RETURN(cols[i], RequireColumn(csv, names[i]));
+  }
+  const int team = scenario.FindTeam(spec.team);
+  while (csv.Next()) {
+    const int64_t num_gpu = csv.Integer(cols[1]);
+    const int64_t gpu_milli = csv.Field(cols[2]).empty() ? 0 : csv.Integer(cols[2]);
+    const int64_t created = csv.Integer(cols[4]);
+    const int64_t deleted = csv.Integer(cols[5]);
+    const int64_t scheduled = csv.Field(cols[6]).empty() ? created : csv.Integer(cols[6]);
+    if (!csv.status().ok()) return csv.status();
+    if (num_gpu < 0 || num_gpu > 64) return csv.Error(cols[1], "must lie in [0, 64]");
+    if (gpu_milli < 0 || gpu_milli > 1000) return csv.Error(cols[2], "must lie in [0, 1000]");
+    if (deleted < created) return csv.Error(cols[5], "is before creation_time");
+    if (num_gpu == 0) {
+      ++out->skipped_cpu_only;
+      continue;
+    }
+    model::Workload w;
+    w.name = std::string(csv.Field(cols[0]));
+    w.team = team;
+    w.namespace_name = scenario.teams[team].namespace_name;
+    w.queue = scenario.teams[team].name;
+    w.kind = model::WorkloadKind::kBatch;
+    w.tier = model::Tier::kDev;
+    w.priority_class = "dev";
+    w.submit_time = kSimStart + SecondsF(static_cast<double>(created) * spec.time_scale);
+    const int64_t run = std::max<int64_t>(1, deleted - std::max(created, scheduled));
+    w.duration = SecondsF(static_cast<double>(run) * spec.time_scale);
+    w.pod_sets = {{"main", 1, static_cast<int>(num_gpu)}};
+    // The twin allocates whole GPUs; a shared-GPU pod (gpu_milli < 1000) holds one GPU and
+    // drives only its share of it, which is what over-request looks like in the report.
+    if (num_gpu == 1 && gpu_milli > 0 && gpu_milli < 1000)
+      w.usage.used_gpu_fraction = static_cast<double>(gpu_milli) / 1000.0;
+    // gpu_spec "V100M16|V100M32": the twin honours a single model; a list allows any of them,
+    // so it keeps the first model the cluster has.
+    const std::string_view gspec = csv.Field(cols[3]);
+    if (!gspec.empty()) {
+      size_t start = 0;
+      while (start <= gspec.size()) {
+        size_t bar = gspec.find('|', start);
+        if (bar == std::string_view::npos) bar = gspec.size();
+        const int m = cluster.FindGpuModel(gspec.substr(start, bar - start));
+        if (m >= 0) {
+          w.gpu_model = m;
+          break;
+        }
+        start = bar + 1;
+      }
+    }
+    out->workloads.push_back(std::move(w));
+  }
+  return csv.status();
+}
+
+}  // namespace
+
+Result<TraceLoad> LoadTrace(const TraceSpec& spec, const Scenario& scenario,
+                            const model::Cluster& cluster) {
+  STEWARD_ASSIGN_OR_RETURN(CsvReader csv, CsvReader::Open(spec.path));
+  TraceLoad out;
+  if (spec.format == TraceSpec::Format::kSteward) {
+    STEWARD_RETURN_IF_ERROR(LoadSteward(csv, spec, scenario, cluster, &out));
+  } else {
+    STEWARD_RETURN_IF_ERROR(LoadAlibaba(csv, spec, scenario, cluster, &out));
+  }
+  std::stable_sort(out.workloads.begin(), out.workloads.end(),
+                   [](const auto& a, const auto& b) { return a.submit_time < b.submit_time; });
+  return out;
+}
+
+}  // namespace steward::twin

@@ -1,0 +1,466 @@
+#include "twin/twin.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "twin/trace.h"
+
+namespace steward::twin {
+namespace {
+
+using model::UsageRates;
+constexpr double kPi = 3.141592653589793;
+
+// Meter groups are (team, kind) pairs so the report can total either way.
+int Group(const model::Workload& w) { return w.team * model::kNumWorkloadKinds + static_cast<int>(w.kind); }
+
+uint64_t MixSeed(uint64_t seed, uint64_t salt) {
+  uint64_t z = seed + 0x9e3779b97f4a7c15ULL * (salt + 1);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+}  // namespace
+
+Twin::Twin(Scenario scenario, model::Cluster cluster)
+    : scenario_(std::move(scenario)),
+      cluster_(std::move(cluster)),
+      meter_(static_cast<int>(scenario_.teams.size()) * model::kNumWorkloadKinds),
+      failure_rng_(MixSeed(scenario_.seed, 0xfa11)),
+      waits_by_tier_(model::kNumTiers) {}
+
+Result<std::unique_ptr<Twin>> Twin::Create(Scenario scenario, const TwinOptions& options) {
+  if (options.days > 0) scenario.horizon_days = options.days;
+  if (options.seed >= 0) scenario.seed = static_cast<uint64_t>(options.seed);
+  STEWARD_ASSIGN_OR_RETURN(model::Cluster cluster, BuildCluster(scenario));
+  std::unique_ptr<Twin> t(new Twin(std::move(scenario), std::move(cluster)));
+  const Scenario& s = t->scenario_;
+  t->horizon_ = kSimStart + SecondsF(s.horizon_days * 86400);
+  t->startup_ = SecondsF(s.policies.startup_seconds);
+  t->progress_ = options.progress;
+  t->next_progress_ = kSimStart + Days(1);
+  t->state_ = std::make_unique<ClusterState>(t->cluster_);
+  STEWARD_ASSIGN_OR_RETURN(t->placer_, NewPlacer(s.policies.placement));
+  std::vector<int> quota;
+  for (const auto& team : s.teams) quota.push_back(team.quota_gpus);
+  STEWARD_ASSIGN_OR_RETURN(t->admitter_, NewAdmitter(s.policies.admission, quota));
+
+  for (size_t i = 0; i < s.generators.size(); ++i) {
+    const GeneratorSpec& g = s.generators[i];
+    const int team = s.FindTeam(g.team);
+    const int model = g.gpu_model.empty() ? -1 : t->cluster_.FindGpuModel(g.gpu_model);
+    t->sources_.push_back(
+        NewGeneratorSource(g, s.teams[team], team, model, t->horizon_, MixSeed(s.seed, i)));
+  }
+  for (const TraceSpec& spec : s.traces) {
+    STEWARD_ASSIGN_OR_RETURN(TraceLoad load, LoadTrace(spec, s, t->cluster_));
+    t->sources_.push_back(NewListSource(std::move(load.workloads)));
+  }
+  for (size_t i = 0; i < t->sources_.size(); ++i) {
+    const SimTime next = t->sources_[i]->NextTime();
+    if (next <= t->horizon_) t->events_queue_.Push(next, EventKind::kArrive, static_cast<int32_t>(i));
+  }
+  t->events_queue_.Push(kSimStart, EventKind::kSample);
+  t->events_queue_.Push(kSimStart + Hours(1), EventKind::kScale);
+  return t;
+}
+
+Report Twin::Run() {
+  RunUntil(horizon_);
+  return BuildReport();
+}
+
+void Twin::RunUntil(SimTime t) {
+  const SimTime until = std::min(t, horizon_);
+  while (!events_queue_.empty() && events_queue_.Top().time <= until) {
+    const Event e = events_queue_.Pop();
+    now_ = e.time;
+    ++events_;
+    switch (e.kind) {
+      case EventKind::kArrive: OnArrive(e); break;
+      case EventKind::kSchedule: OnSchedule(); break;
+      case EventKind::kStart: OnStart(e); break;
+      case EventKind::kPhase: OnPhase(e); break;
+      case EventKind::kFinish: OnFinish(e); break;
+      case EventKind::kFail: OnFail(e); break;
+      case EventKind::kScale: OnScale(); break;
+      case EventKind::kSample: OnSample(); break;
+    }
+    if (progress_ && now_ >= next_progress_) {
+      progress_(now_, horizon_);
+      next_progress_ = now_ + Days(1);
+    }
+  }
+  now_ = std::max(now_, until);
+}
+
+const WorkloadRun* Twin::FindRun(std::string_view name) const {
+  for (const auto& r : runs_)
+    if (r.spec.name == name) return &r;
+  return nullptr;
+}
+
+// ---- Event handlers --------------------------------------------------------------------
+
+void Twin::OnArrive(const Event& e) {
+  WorkloadSource& src = *sources_[e.target];
+  WorkloadRun run;
+  run.spec = src.Take();
+  run.spec.id = static_cast<model::WorkloadId>(runs_.size());
+  run.remaining = run.spec.duration;
+  if (run.spec.kind == model::WorkloadKind::kInference) {
+    run.desired_replicas = DesiredReplicas(run.spec, now_);
+    services_.push_back(run.spec.id);
+  }
+  runs_.push_back(std::move(run));
+  ++pending_;
+  MakePending(runs_.back().spec.id);
+  const SimTime next = src.NextTime();
+  if (next <= horizon_) events_queue_.Push(next, EventKind::kArrive, e.target);
+}
+
+void Twin::OnSchedule() {
+  schedule_requested_ = false;
+  admitter_->Cycle(*this);
+}
+
+void Twin::OnStart(const Event& e) {
+  WorkloadRun& run = runs_[e.target];
+  if (e.epoch != run.epoch) return;
+  const model::Workload& w = run.spec;
+  const UsageRates r = run.idle ? IdleRates(w.usage) : ActiveRates(w.usage);
+  if (w.kind == model::WorkloadKind::kInference) {
+    for (auto& p : run.pods) {
+      if (p.pod_id != e.aux) continue;
+      p.running = true;
+      const int g = std::popcount(p.gpus);
+      meter_.Change(now_, Group(w), 0, g * r.busy, g * r.sm);
+    }
+    return;
+  }
+  int gpus = 0;
+  for (auto& p : run.pods) {
+    p.running = true;
+    gpus += std::popcount(p.gpus);
+  }
+  meter_.Change(now_, Group(w), 0, gpus * r.busy, gpus * r.sm);
+  run.state = RunState::kRunning;
+  ++running_;
+  run.started = now_;
+  if (run.first_started.is_never()) run.first_started = now_;
+  events_queue_.Push(now_ + run.remaining, EventKind::kFinish, e.target, run.epoch);
+  if (!run.idle && !w.usage.active_duration.is_infinite() && w.usage.active_duration < run.remaining)
+    events_queue_.Push(now_ + w.usage.active_duration, EventKind::kPhase, e.target, run.epoch);
+  const double rate = scenario_.failures.training_interruptions_per_gpu_hour * gpus;
+  if (w.kind == model::WorkloadKind::kTraining && rate > 0) {
+    const SimDuration ttf = SecondsF(failure_rng_.Exponential(1.0 / rate) * 3600);
+    if (ttf < run.remaining) events_queue_.Push(now_ + ttf, EventKind::kFail, e.target, run.epoch);
+  }
+}
+
+void Twin::OnPhase(const Event& e) {
+  WorkloadRun& run = runs_[e.target];
+  if (e.epoch != run.epoch) return;
+  SetRates(run, /*active=*/false, true);
+}
+
+void Twin::OnFinish(const Event& e) {
+  WorkloadRun& run = runs_[e.target];
+  if (e.epoch != run.epoch) return;
+  ReleasePods(run, 0);
+  --running_;
+  ++completed_;
+  run.state = RunState::kDone;
+  ++run.epoch;
+  run.pods.shrink_to_fit();
+  RequestSchedule();
+}
+
+void Twin::OnFail(const Event& e) {
+  WorkloadRun& run = runs_[e.target];
+  if (e.epoch != run.epoch) return;
+  const model::Workload& w = run.spec;
+  const SimDuration elapsed = now_ - run.started;
+  // Progress survives only up to the last checkpoint; a job that never checkpoints starts
+  // over (docs/twin.md: interruptions).
+  SimDuration saved;
+  if (w.checkpoint_interval.micros() > 0) saved = w.checkpoint_interval * (elapsed / w.checkpoint_interval);
+  const SimDuration lost = elapsed - saved;
+  lost_gpu_hours_ += lost.ToHours() * w.TotalGpus();
+  run.remaining = run.remaining - saved;
+  if (saved.micros() > 0) run.remaining += w.restore_time;
+  ++run.interruptions;
+  ++interruptions_;
+  ReleasePods(run, 0);
+  ++run.epoch;
+  --running_;
+  ++pending_;
+  run.state = RunState::kPending;
+  MakePending(w.id);
+}
+
+void Twin::OnScale() {
+  for (model::WorkloadId id : services_) {
+    WorkloadRun& run = runs_[id];
+    if (run.state == RunState::kDone) continue;
+    run.desired_replicas = DesiredReplicas(run.spec, now_);
+    if (static_cast<int>(run.pods.size()) > run.desired_replicas) {
+      ReleasePods(run, run.desired_replicas);
+      RequestSchedule();
+    } else if (static_cast<int>(run.pods.size()) < run.desired_replicas) {
+      MakePending(id);
+    }
+  }
+  if (now_ + Hours(1) <= horizon_) events_queue_.Push(now_ + Hours(1), EventKind::kScale);
+}
+
+void Twin::OnSample() {
+  TimePoint p;
+  const double total = state_->total_gpus();
+  p.hours = now_.ToHours();
+  p.allocation = meter_.alloc_rate() / total;
+  p.busy = meter_.busy_rate() / total;
+  p.sm_active = meter_.sm_rate() / total;
+  p.running = running_;
+  p.pending = pending_;
+  p.whole_free_nodes = state_->whole_free_nodes();
+  p.stranded_free_gpus = state_->stranded_free_gpus();
+  p.largest_free_block = state_->largest_free_block();
+  series_.push_back(p);
+  const SimTime next = now_ + SecondsF(scenario_.sample_minutes * 60);
+  if (next <= horizon_) events_queue_.Push(next, EventKind::kSample);
+}
+
+// ---- Admission host --------------------------------------------------------------------
+
+int Twin::GpusWanted(model::WorkloadId id) const {
+  const WorkloadRun& run = runs_[id];
+  if (run.spec.kind != model::WorkloadKind::kInference) return run.spec.TotalGpus();
+  return static_cast<int>(run.pods.size()) < run.desired_replicas
+             ? run.spec.pod_sets[0].gpus_per_pod
+             : 0;
+}
+
+int Twin::TryPlace(model::WorkloadId id, int gpu_budget, bool* done) {
+  WorkloadRun& run = runs_[id];
+  const model::Workload& w = run.spec;
+  *done = false;
+  if (w.kind == model::WorkloadKind::kInference) {
+    const int per_pod = w.pod_sets[0].gpus_per_pod;
+    int placed = 0;
+    while (static_cast<int>(run.pods.size()) < run.desired_replicas) {
+      if (gpu_budget - placed < per_pod) {
+        run.reason = PendingReason::kQuotaExhausted;
+        return placed;
+      }
+      if (!PlacePods(run, 1, per_pod)) {
+        run.reason = NoFitReason(w, per_pod);
+        return placed;
+      }
+      placed += per_pod;
+      events_queue_.Push(now_ + startup_, EventKind::kStart, id, run.epoch, run.pods.back().pod_id);
+      if (run.state == RunState::kPending) {
+        RecordWait(run);
+        run.state = RunState::kRunning;
+        --pending_;
+        ++running_;
+      }
+    }
+    run.queued = false;
+    *done = true;
+    return placed;
+  }
+  const size_t before = run.pods.size();
+  for (const auto& ps : w.pod_sets) {
+    if (!PlacePods(run, ps.count, ps.gpus_per_pod)) {
+      ReleasePods(run, before, /*rollback=*/true);  // A gang is all-or-nothing.
+      run.reason = NoFitReason(w, w.TotalGpus());
+      return 0;
+    }
+  }
+  RecordWait(run);
+  run.state = RunState::kStarting;
+  --pending_;
+  run.queued = false;
+  *done = true;
+  events_queue_.Push(now_ + startup_, EventKind::kStart, id, run.epoch);
+  return w.TotalGpus();
+}
+
+// ---- Helpers ---------------------------------------------------------------------------
+
+void Twin::RequestSchedule() {
+  if (schedule_requested_) return;
+  schedule_requested_ = true;
+  events_queue_.Push(now_, EventKind::kSchedule);
+}
+
+void Twin::MakePending(model::WorkloadId id) {
+  WorkloadRun& run = runs_[id];
+  run.pending_since = now_;
+  run.reason = PendingReason::kWaitingInQueue;
+  if (!run.queued) {
+    run.queued = true;
+    admitter_->Enqueue(id, run.spec.team);
+  }
+  RequestSchedule();
+}
+
+bool Twin::PlacePods(WorkloadRun& run, int pods, int gpus_per_pod) {
+  const size_t before = run.pods.size();
+  PodRequest req;
+  req.gpus = gpus_per_pod;
+  req.gpu_model = run.spec.gpu_model;
+  req.topology = run.spec.topology;
+  for (int i = 0; i < pods; ++i) {
+    req.near = run.pods.empty() ? model::kNoNode : run.pods.back().node;
+    const model::NodeId n = placer_->ChooseNode(*state_, req);
+    if (n == model::kNoNode) {
+      ReleasePods(run, before, /*rollback=*/true);
+      return false;
+    }
+    const uint64_t mask = state_->Allocate(n, gpus_per_pod);
+    run.pods.push_back(PodAllocation{n, mask, next_pod_id_++, false});
+    meter_.Change(now_, Group(run.spec), gpus_per_pod, 0, 0);
+  }
+  return true;
+}
+
+void Twin::ReleasePods(WorkloadRun& run, size_t from, bool rollback) {
+  const model::Workload& w = run.spec;
+  const UsageRates r = run.idle ? IdleRates(w.usage) : ActiveRates(w.usage);
+  int released = 0;
+  for (size_t i = from; i < run.pods.size(); ++i) {
+    const PodAllocation& p = run.pods[i];
+    const int g = std::popcount(p.gpus);
+    state_->Release(p.node, p.gpus);
+    if (p.running) meter_.Change(now_, Group(w), -g, -g * r.busy, -g * r.sm);
+    else meter_.Change(now_, Group(w), -g, 0, 0);
+    released += g;
+  }
+  run.pods.resize(from);
+  if (released > 0 && !rollback) {
+    admitter_->Released(w.team, released);
+    RequestSchedule();
+  }
+}
+
+void Twin::SetRates(WorkloadRun& run, bool active, bool /*running*/) {
+  const model::Workload& w = run.spec;
+  const UsageRates before = run.idle ? IdleRates(w.usage) : ActiveRates(w.usage);
+  run.idle = !active;
+  const UsageRates after = run.idle ? IdleRates(w.usage) : ActiveRates(w.usage);
+  int gpus = 0;
+  for (const auto& p : run.pods)
+    if (p.running) gpus += std::popcount(p.gpus);
+  meter_.Change(now_, Group(w), 0, gpus * (after.busy - before.busy), gpus * (after.sm - before.sm));
+}
+
+int Twin::DesiredReplicas(const model::Workload& w, SimTime t) const {
+  // Demand follows the day: a cosine peaking at peak_hour, trough twelve hours later.
+  const double h = std::fmod(t.ToHours(), 24.0);
+  const double level = 0.5 + 0.5 * std::cos(2 * kPi * (h - w.peak_hour) / 24);
+  return w.min_replicas +
+         static_cast<int>(std::lround(level * (w.max_replicas - w.min_replicas)));
+}
+
+void Twin::RecordWait(const WorkloadRun& run) {
+  waits_by_tier_[static_cast<int>(run.spec.tier)].push_back((now_ - run.pending_since).ToSeconds());
+}
+
+PendingReason Twin::NoFitReason(const model::Workload& w, int gpus_needed) const {
+  return state_->free_gpus(w.gpu_model) >= gpus_needed ? PendingReason::kFragmentation
+                                                       : PendingReason::kInsufficientCapacity;
+}
+
+// ---- Report ----------------------------------------------------------------------------
+
+Report Twin::BuildReport() const {
+  Report r;
+  r.scenario = scenario_.name;
+  r.seed = scenario_.seed;
+  r.days = (now_ - kSimStart).ToHours() / 24;
+  r.total_gpus = cluster_.total_gpus();
+  r.total_nodes = static_cast<int>(cluster_.nodes().size());
+  r.admission_policy = std::string(admitter_->Name());
+  r.placement_policy = std::string(placer_->Name());
+  r.events = events_;
+  r.workloads_submitted = static_cast<int>(runs_.size());
+  r.workloads_completed = completed_;
+  r.workloads_running = running_;
+  r.workloads_pending = pending_;
+  r.interruptions = interruptions_;
+  r.lost_gpu_hours = lost_gpu_hours_;
+
+  const UsageTotals total = meter_.Cluster(now_);
+  r.capacity_gpu_hours = r.total_gpus * (now_ - kSimStart).ToHours();
+  r.allocated_gpu_hours = total.allocated_gpu_hours;
+  r.busy_gpu_hours = total.busy_gpu_hours;
+  r.sm_active_gpu_hours = total.sm_gpu_hours;
+  if (r.capacity_gpu_hours > 0) {
+    r.allocation_rate = total.allocated_gpu_hours / r.capacity_gpu_hours;
+    r.busy_utilization = total.busy_gpu_hours / r.capacity_gpu_hours;
+    r.sm_active_utilization = total.sm_gpu_hours / r.capacity_gpu_hours;
+  }
+  r.idle_allocated_gpu_hours = total.allocated_gpu_hours - total.sm_gpu_hours;
+
+  for (size_t t = 0; t < scenario_.teams.size(); ++t) {
+    TeamUsage& u = r.teams[scenario_.teams[t].name];
+    for (int k = 0; k < model::kNumWorkloadKinds; ++k) {
+      const UsageTotals g = meter_.Group(now_, static_cast<int>(t) * model::kNumWorkloadKinds + k);
+      u.allocated_gpu_hours += g.allocated_gpu_hours;
+      u.busy_gpu_hours += g.busy_gpu_hours;
+      u.sm_active_gpu_hours += g.sm_gpu_hours;
+      const std::string kind(model::KindName(static_cast<model::WorkloadKind>(k)));
+      r.allocated_gpu_hours_by_kind[kind] += g.allocated_gpu_hours;
+      r.sm_active_gpu_hours_by_kind[kind] += g.sm_gpu_hours;
+    }
+  }
+  // Waits: admitted workloads, plus the ones still pending counted at their wait so far
+  // (otherwise a starving queue would look fast).
+  std::vector<std::vector<double>> waits = waits_by_tier_;
+  for (int i = 0; i < kNumPendingReasons; ++i)
+    r.pending_by_reason[std::string(PendingReasonName(static_cast<PendingReason>(i)))] = 0;
+  for (const WorkloadRun& run : runs_) {
+    r.teams[scenario_.teams[run.spec.team].name].workloads++;
+    if (run.state != RunState::kPending) continue;
+    r.pending_by_reason[std::string(PendingReasonName(run.reason))]++;
+    waits[static_cast<int>(run.spec.tier)].push_back((now_ - run.pending_since).ToSeconds());
+  }
+  for (int t = 0; t < model::kNumTiers; ++t)
+    r.queue_wait_seconds[std::string(model::TierName(static_cast<model::Tier>(t)))] =
+        ComputePercentiles(waits[t]);
+
+  Fragmentation& f = r.fragmentation;
+  f.free_gpus = state_->free_gpus();
+  f.stranded_free_gpus = state_->stranded_free_gpus();
+  f.whole_free_nodes = state_->whole_free_nodes();
+  f.largest_single_node_job = state_->largest_free_block();
+  f.largest_gang_job = 0;
+  for (int m = 0; m < state_->num_models(); ++m) {
+    // A gang of whole nodes of one model; in a heterogeneous cluster nodes differ in size.
+    int gpus = 0;
+    for (int k = 1; k <= state_->max_gpus_per_node(); ++k)
+      for (model::NodeId n : state_->Bucket(m, k))
+        if (cluster_.node(n).gpu_capacity == k) gpus += k;
+    f.largest_gang_job = std::max({f.largest_gang_job, gpus, f.largest_single_node_job});
+  }
+  double stranded = 0, share = 0;
+  for (const auto& p : series_) {
+    stranded += p.stranded_free_gpus;
+    const double free = (1 - p.allocation) * r.total_gpus;
+    share += free > 0.5 ? p.stranded_free_gpus / free : 0;
+  }
+  if (!series_.empty()) {
+    f.mean_stranded_free_gpus = stranded / series_.size();
+    f.mean_stranded_share = share / series_.size();
+  }
+  r.series = series_;
+  return r;
+}
+
+}  // namespace steward::twin

@@ -1,0 +1,150 @@
+// The digital twin: a deterministic discrete-event simulation of a Kubernetes GPU cluster.
+//
+// The loop pops the next event (ordered by time, then insertion), advances "now", and
+// dispatches to one handler per event kind. Policies (admission, placement) decide; the twin
+// turns their decisions into allocations and events. Utilization is integrated analytically
+// (UsageMeter), so the cost of a run is proportional to events, not to GPUs x time.
+// Same scenario + seed => identical event sequence => byte-identical report.
+// A Twin is single-threaded and owns its cluster, state and policies.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "model/cluster.h"
+#include "model/status.h"
+#include "model/workload.h"
+#include "twin/admitter.h"
+#include "twin/cluster_state.h"
+#include "twin/event_queue.h"
+#include "twin/placer.h"
+#include "twin/report.h"
+#include "twin/rng.h"
+#include "twin/scenario.h"
+#include "twin/usage_meter.h"
+#include "twin/workload_source.h"
+
+namespace steward::twin {
+
+struct TwinOptions {
+  // Overrides of the scenario (negative / zero = keep the scenario's).
+  double days = 0;
+  int64_t seed = -1;
+  // Called about once per simulated day with (now, horizon); for progress on stderr.
+  std::function<void(SimTime, SimTime)> progress;
+};
+
+enum class RunState : uint8_t { kPending, kStarting, kRunning, kDone };
+
+struct PodAllocation {
+  model::NodeId node = model::kNoNode;
+  uint64_t gpus = 0;  // Bit mask of GPU indices on the node.
+  int32_t pod_id = 0;
+  bool running = false;
+};
+
+// The runtime state of one workload.
+struct WorkloadRun {
+  model::Workload spec;
+  RunState state = RunState::kPending;
+  uint32_t epoch = 0;  // Bumped when the run is torn down; stale events are ignored.
+  bool queued = false;  // In the admitter's queue.
+  bool idle = false;    // In its idle (zombie) phase.
+  PendingReason reason = PendingReason::kWaitingInQueue;
+  SimTime pending_since;
+  SimTime started;            // Start of the current run segment.
+  SimTime first_started = SimTime::Never();
+  SimDuration remaining;      // Work left at `started`.
+  int desired_replicas = 0;   // Services.
+  std::vector<PodAllocation> pods;
+  int interruptions = 0;
+};
+
+class Twin : private AdmissionHost {
+ public:
+  // Builds the cluster, loads traces and creates the policies; fails on a bad scenario.
+  static Result<std::unique_ptr<Twin>> Create(Scenario scenario, const TwinOptions& options = {});
+
+  // Runs to the horizon and returns the report.
+  Report Run();
+  // Runs until `t` (or the horizon); Run() is RunUntil(horizon) + Finish().
+  void RunUntil(SimTime t);
+  Report BuildReport() const;
+
+  SimTime now() const { return now_; }
+  SimTime horizon() const { return horizon_; }
+  const Scenario& scenario() const { return scenario_; }
+  const model::Cluster& cluster() const { return cluster_; }
+  const ClusterState& state() const { return *state_; }
+  const std::vector<WorkloadRun>& runs() const { return runs_; }
+  const UsageMeter& meter() const { return meter_; }
+  // The run of the workload called `name`, or nullptr.
+  const WorkloadRun* FindRun(std::string_view name) const;
+  int64_t events_processed() const { return events_; }
+
+ private:
+  Twin(Scenario scenario, model::Cluster cluster);
+
+  // Event handlers.
+  void OnArrive(const Event& e);
+  void OnSchedule();
+  void OnStart(const Event& e);
+  void OnPhase(const Event& e);
+  void OnFinish(const Event& e);
+  void OnFail(const Event& e);
+  void OnScale();
+  void OnSample();
+
+  // AdmissionHost.
+  const model::Workload& workload(model::WorkloadId id) const override { return runs_[id].spec; }
+  int GpusWanted(model::WorkloadId id) const override;
+  int TryPlace(model::WorkloadId id, int gpu_budget, bool* done) override;
+  void SetPendingReason(model::WorkloadId id, PendingReason reason) override {
+    runs_[id].reason = reason;
+  }
+
+  void RequestSchedule();
+  void MakePending(model::WorkloadId id);
+  // Places one pod set worth of pods; all-or-nothing. Returns false (and releases) if any
+  // pod does not fit.
+  bool PlacePods(WorkloadRun& run, int pods, int gpus_per_pod);
+  // Releases pods [from, end). A rollback (undoing a placement that never admitted) does not
+  // tell the admitter, which never counted those GPUs.
+  void ReleasePods(WorkloadRun& run, size_t from, bool rollback = false);
+  void SetRates(WorkloadRun& run, bool active, bool running);
+  int RunningPods(const WorkloadRun& run) const;
+  int DesiredReplicas(const model::Workload& w, SimTime t) const;
+  void RecordWait(const WorkloadRun& run);
+  PendingReason NoFitReason(const model::Workload& w, int gpus_needed) const;
+
+  Scenario scenario_;
+  model::Cluster cluster_;
+  std::unique_ptr<ClusterState> state_;
+  std::unique_ptr<Admitter> admitter_;
+  std::unique_ptr<Placer> placer_;
+  std::vector<std::unique_ptr<WorkloadSource>> sources_;
+  EventQueue events_queue_;
+  UsageMeter meter_;
+  Rng failure_rng_;
+  SimTime now_;
+  SimTime horizon_;
+  SimDuration startup_;
+  bool schedule_requested_ = false;
+  int64_t events_ = 0;
+  int32_t next_pod_id_ = 0;
+  std::vector<WorkloadRun> runs_;
+  std::vector<model::WorkloadId> services_;
+  int pending_ = 0;
+  int running_ = 0;
+  int completed_ = 0;
+  int interruptions_ = 0;
+  double lost_gpu_hours_ = 0;
+  std::vector<std::vector<double>> waits_by_tier_;
+  std::vector<TimePoint> series_;
+  std::function<void(SimTime, SimTime)> progress_;
+  SimTime next_progress_;
+};
+
+}  // namespace steward::twin

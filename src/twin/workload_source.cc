@@ -1,0 +1,138 @@
+#include "twin/workload_source.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+namespace steward::twin {
+namespace {
+
+constexpr double kPi = 3.141592653589793;
+
+class GeneratorSource final : public WorkloadSource {
+ public:
+  GeneratorSource(const GeneratorSpec& spec, const TeamSpec& team, int team_index, int gpu_model,
+                  SimTime horizon, uint64_t seed)
+      : spec_(spec), team_(team), team_index_(team_index), gpu_model_(gpu_model),
+        horizon_(horizon), rng_(seed) {
+    next_ = kSimStart + SecondsF(spec_.arrival.start_hours * 3600);
+    if (spec_.arrival.process == ArrivalSpec::Process::kPoisson) Advance();
+    if (spec_.arrival.process == ArrivalSpec::Process::kOnce && spec_.arrival.count == 0)
+      next_ = SimTime::Never();
+    if (next_ > horizon_) next_ = SimTime::Never();
+  }
+
+  SimTime NextTime() const override { return next_; }
+
+  model::Workload Take() override {
+    model::Workload w = Make(next_);
+    ++emitted_;
+    if (spec_.arrival.process == ArrivalSpec::Process::kOnce) {
+      if (emitted_ >= spec_.arrival.count) next_ = SimTime::Never();
+    } else {
+      Advance();
+    }
+    if (next_ > horizon_) next_ = SimTime::Never();
+    return w;
+  }
+
+ private:
+  // Next arrival of a Poisson process whose rate follows the diurnal curve, by thinning:
+  // candidates at the peak rate are kept with probability rate(t) / peak rate.
+  void Advance() {
+    const ArrivalSpec& a = spec_.arrival;
+    const double peak = a.rate_per_hour * (1 + a.diurnal_amplitude);
+    double t = next_.ToHours();
+    for (;;) {
+      t += rng_.Exponential(1.0 / peak);
+      if (t * 3600 * 1e6 >= static_cast<double>(horizon_.micros())) {
+        next_ = SimTime::Never();
+        return;
+      }
+      const double rate =
+          a.rate_per_hour * (1 + a.diurnal_amplitude * std::cos(2 * kPi * (t - a.peak_hour) / 24));
+      if (rng_.Uniform() * peak <= rate) break;
+    }
+    next_ = kSimStart + SecondsF(t * 3600);
+  }
+
+  model::Workload Make(SimTime at) {
+    model::Workload w;
+    w.name = fmt::format("{}-{:06d}", spec_.name, emitted_);
+    w.team = team_index_;
+    w.namespace_name = team_.namespace_name;
+    w.queue = team_.name;
+    w.priority_class = spec_.priority_class;
+    w.tier = spec_.tier;
+    w.kind = spec_.kind;
+    w.gpu_model = gpu_model_;
+    w.topology = spec_.topology;
+    w.submit_time = at;
+    const int gpus = std::max(1, static_cast<int>(std::lround(spec_.gpus_per_pod.Sample(rng_))));
+    const int pods = std::max(1, static_cast<int>(std::lround(spec_.pods.Sample(rng_))));
+    if (spec_.kind == model::WorkloadKind::kInference) {
+      w.min_replicas = spec_.min_replicas;
+      w.max_replicas = spec_.max_replicas;
+      w.peak_hour = spec_.peak_hour;
+      w.pod_sets = {{"replica", spec_.min_replicas, gpus}};
+    } else if (pods > 1) {
+      // A distributed job: a gang of identical workers.
+      w.pod_sets = {{"worker", pods, gpus}};
+    } else {
+      w.pod_sets = {{"main", 1, gpus}};
+    }
+    w.duration = SecondsF(spec_.duration_hours.Sample(rng_) * 3600);
+    w.checkpoint_interval = SecondsF(spec_.checkpoint_interval_minutes * 60);
+    w.restore_time = SecondsF(spec_.restore_minutes * 60);
+    const UsageSpec& u = spec_.usage;
+    w.usage.used_gpu_fraction = u.used_gpu_fraction.Sample(rng_);
+    w.usage.busy = u.busy.Sample(rng_);
+    // SM activity cannot exceed the share of time a kernel runs at all.
+    w.usage.sm_active = std::min(u.sm_active.Sample(rng_), w.usage.busy);
+    if (u.stall_period_minutes > 0) {
+      w.usage.stall_period = SecondsF(u.stall_period_minutes * 60);
+      w.usage.stall_fraction = u.stall_fraction.Sample(rng_);
+    }
+    const double active = u.active_hours.Sample(rng_);
+    if (active >= 0) w.usage.active_duration = SecondsF(active * 3600);
+    w.usage.idle_busy = u.idle_busy;
+    return w;
+  }
+
+  const GeneratorSpec& spec_;
+  const TeamSpec& team_;
+  const int team_index_;
+  const int gpu_model_;
+  const SimTime horizon_;
+  Rng rng_;
+  SimTime next_;
+  int emitted_ = 0;
+};
+
+class ListSource final : public WorkloadSource {
+ public:
+  explicit ListSource(std::vector<model::Workload> w) : list_(std::move(w)) {}
+  SimTime NextTime() const override {
+    return next_ < list_.size() ? list_[next_].submit_time : SimTime::Never();
+  }
+  model::Workload Take() override { return std::move(list_[next_++]); }
+
+ private:
+  std::vector<model::Workload> list_;
+  size_t next_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<WorkloadSource> NewGeneratorSource(const GeneratorSpec& spec, const TeamSpec& team,
+                                                   int team_index, int gpu_model, SimTime horizon,
+                                                   uint64_t seed) {
+  return std::make_unique<GeneratorSource>(spec, team, team_index, gpu_model, horizon, seed);
+}
+
+std::unique_ptr<WorkloadSource> NewListSource(std::vector<model::Workload> workloads) {
+  return std::make_unique<ListSource>(std::move(workloads));
+}
+
+}  // namespace steward::twin

@@ -1,0 +1,96 @@
+#include "twin/scenario.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "twin_test_util.h"
+
+namespace steward::twin {
+namespace {
+
+using ::testing::HasSubstr;
+
+TEST(ScenarioTest, DefaultIsTheDocumentedCluster) {
+  Scenario s = DefaultScenario();
+  Result<model::Cluster> c = BuildCluster(s);
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c->total_gpus(), 10240);
+  EXPECT_EQ(c->nodes().size(), 1280u);
+  EXPECT_EQ(c->num_racks(), 320);   // Racks of 4.
+  EXPECT_EQ(c->num_leaves(), 40);   // Scalable units of 32 nodes.
+  EXPECT_EQ(s.teams.size(), 6u);
+  EXPECT_EQ(c->node(0).labels.at("nvidia.com/gpu.product"), "NVIDIA-H100-80GB-HBM3");
+  EXPECT_TRUE(c->SameLeaf(0, 31));
+  EXPECT_FALSE(c->SameLeaf(31, 32));
+}
+
+struct BadCase {
+  const char* name;
+  std::string yaml;
+  std::string expect;  // Substring of the error.
+};
+
+class ScenarioErrorTest : public ::testing::TestWithParam<BadCase> {};
+
+TEST_P(ScenarioErrorTest, NamesLineAndField) {
+  Result<Scenario> s = ParseScenario(GetParam().yaml, "bad.yaml");
+  ASSERT_FALSE(s.ok());
+  EXPECT_THAT(s.status().message(), HasSubstr(GetParam().expect));
+  EXPECT_THAT(s.status().message(), HasSubstr("bad.yaml:"));
+}
+
+const std::string kCluster =
+    "cluster:\n  gpu_models: [{name: H100}]\n  pools: [{name: p, nodes: 2, gpu_model: H100}]\n";
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, ScenarioErrorTest,
+    ::testing::Values(
+        BadCase{"syntax", "cluster:\n  nodes: [1\n", "bad.yaml:3"},
+        BadCase{"unknown_top_field", kCluster + "teams: []\nhorizon: 3\n",
+                "bad.yaml:5:1: horizon: unknown field"},
+        BadCase{"missing_teams", kCluster, "teams: is required"},
+        BadCase{"negative_nodes",
+                "cluster:\n  gpu_models: [{name: H100}]\n  pools: [{name: p, nodes: -2, gpu_model: H100}]\nteams: []\n",
+                "cluster.pools[0].nodes: must be > 0"},
+        BadCase{"unknown_model",
+                "cluster:\n  gpu_models: [{name: H100}]\n  pools: [{name: p, nodes: 2, gpu_model: A100}]\nteams: []\n",
+                "bad.yaml:3:42: cluster.pools[0].gpu_model: unknown GPU model 'A100'"},
+        BadCase{"not_a_number", kCluster + "teams: [{name: a, quota_gpus: lots}]\n",
+                "teams[0].quota_gpus: cannot read 'lots' as an integer"},
+        BadCase{"unknown_team",
+                kCluster + "teams: [{name: a, quota_gpus: 8}]\ngenerators:\n"
+                           "  - {name: g, team: b, kind: batch, arrival: {rate_per_hour: 1}}\n",
+                "bad.yaml:6:21: generators[0].team: unknown team 'b'"},
+        BadCase{"bad_kind",
+                kCluster + "teams: [{name: a, quota_gpus: 8}]\ngenerators:\n"
+                           "  - {name: g, team: a, kind: daemon, arrival: {rate_per_hour: 1}}\n",
+                "generators[0].kind: unknown kind 'daemon'"},
+        BadCase{"bad_distribution",
+                kCluster + "teams: [{name: a, quota_gpus: 8}]\ngenerators:\n"
+                           "  - {name: g, team: a, kind: batch, arrival: {rate_per_hour: 1},\n"
+                           "     duration_hours: {dist: gamma, mean: 2}}\n",
+                "generators[0].duration_hours.dist: unknown distribution 'gamma'"},
+        BadCase{"fraction_out_of_range",
+                kCluster + "teams: [{name: a, quota_gpus: 8}]\ngenerators:\n"
+                           "  - {name: g, team: a, kind: batch, arrival: {rate_per_hour: 1},\n"
+                           "     usage: {sm_active: 1.5}}\n",
+                "generators[0].usage.sm_active: must lie in [0, 1]"},
+        BadCase{"integer_field_fraction", kCluster + "teams: [{name: a, quota_gpus: 8.5}]\n",
+                "teams[0].quota_gpus: must be an integer"},
+        BadCase{"empty", "", "empty scenario"}),
+    [](const auto& info) { return std::string(info.param.name); });
+
+TEST(ScenarioTest, DistributionsParse) {
+  Scenario s = testing::MustParse(testing::SmallScenarioYaml(
+      2, "a:16",
+      "generators:\n  - name: g\n    team: a\n    kind: batch\n    arrival: {rate_per_hour: 2}\n"
+      "    gpus_per_pod: {dist: choice, values: [1, 8], weights: [3, 1]}\n"
+      "    duration_hours: {dist: lognormal, median: 2, sigma: 0.5, max: 10}\n"));
+  ASSERT_EQ(s.generators.size(), 1u);
+  EXPECT_DOUBLE_EQ(s.generators[0].gpus_per_pod.Mean(), (3 * 1 + 1 * 8) / 4.0);
+  EXPECT_EQ(s.generators[0].duration_hours.kind, Distribution::Kind::kLogNormal);
+  EXPECT_EQ(s.generators[0].tier, model::Tier::kDev);
+}
+
+}  // namespace
+}  // namespace steward::twin
