@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# End-to-end: steward metrics parse / health nodes / health xid on real and crafted inputs.
+set -euo pipefail
+bin=$(realpath "${1:?usage: telemetry_cli.sh STEWARD}")
+data=${STEWARD_DATA:-$(pwd)/../shared/data}
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+"$bin" metrics parse "$data/dcgm-exporter/l4-gpu-operator-scrape.prom" --json >"$tmp/m.json"
+python3 - "$tmp/m.json" <<'PY' || fail "L4 summary"
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["series"] == 23 and j["gpus"] == 1 and j["xids"] == [] and len(j["metrics"]) == 23, j
+assert j["metrics"]["DCGM_FI_DEV_GPU_TEMP"] == 1
+PY
+# Reads stdin, and a scrape with an XID.
+printf 'DCGM_FI_DEV_XID_ERRORS{gpu="0",UUID="GPU-1",Hostname="h"} 79\nDCGM_FI_DEV_XID_ERRORS{gpu="1",UUID="GPU-2",Hostname="h"} 0\n' \
+  | "$bin" metrics parse - --json >"$tmp/x.json"
+python3 -c "import json; j=json.load(open('$tmp/x.json')); assert j['xids']==[79] and j['gpus']==2, j" || fail "xid scrape"
+# A broken line: exit != 0, good samples counted, line and column named.
+printf '# TYPE x gauge\nx{a="1"} 1\nx{a="2" 2\n' >"$tmp/bad.prom"
+if "$bin" metrics parse "$tmp/bad.prom" >"$tmp/out" 2>"$tmp/err"; then fail "accepted a broken line"; fi
+grep -q "read 1 good samples" "$tmp/err" || fail "good-sample count missing: $(cat "$tmp/err")"
+grep -q "bad.prom:3:9:" "$tmp/err" || fail "line:column missing: $(cat "$tmp/err")"
+
+# Stack health on the crafted NodeList.
+"$bin" health nodes tests/health/testdata/stack_nodes.json --json >"$tmp/h.json"
+python3 - "$tmp/h.json" <<'PY' || fail "health nodes findings"
+import json, sys
+f = json.load(open(sys.argv[1]))
+got = sorted((x["node"], x["check"]) for x in f)
+assert ("gpu-a2", "device-plugin-down") in got and ("gpu-b1", "mig-config-mismatch") in got, got
+assert all(x["hint"] for x in f) and len(f) == 6, f
+PY
+echo '{"apiVersion":"v1","kind":"List","items":[]}' >"$tmp/empty.json"
+[ "$("$bin" health nodes "$tmp/empty.json" --json | tr -d ' \n')" = "[]" ] || fail "empty list"
+printf '{"items": [\n  {"metadata": }\n' >"$tmp/broken.json"
+if "$bin" health nodes "$tmp/broken.json" 2>"$tmp/err"; then fail "accepted broken JSON"; fi
+grep -q "broken.json:2:" "$tmp/err" || fail "JSON error position: $(cat "$tmp/err")"
+
+# XID catalog, from another directory.
+(cd "$tmp" && "$bin" health xid 79) | grep -q "GPU_HAS_FALLEN_OFF_THE_BUS" || fail "xid 79"
+if "$bin" health xid 9999 2>"$tmp/err"; then fail "unknown XID accepted"; fi
+grep -q "not in the catalog" "$tmp/err" || fail "unknown XID message"
+echo "telemetry_cli: ok"
