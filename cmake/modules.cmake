@@ -24,5 +24,22 @@ std::string_view DefaultScenarioYaml() {
 " @ONLY)
 target_sources(steward_twin PRIVATE ${CMAKE_BINARY_DIR}/generated/default_scenario.cc)
 steward_module(health DEPS telemetry model)
+# The XID catalog data file, compiled into the binary so `steward health xid` works anywhere.
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
+             ${PROJECT_SOURCE_DIR}/data/xid_catalog.csv)
+file(READ ${PROJECT_SOURCE_DIR}/data/xid_catalog.csv STEWARD_XID_CSV)
+file(CONFIGURE OUTPUT ${CMAKE_BINARY_DIR}/generated/xid_catalog_data.cc
+     CONTENT "// Generated from data/xid_catalog.csv by CMake. Do not edit.
+#include <string_view>
+namespace steward::health {
+std::string_view BuiltinXidCatalogCsv() {
+  static constexpr char kCsv[] = R\"steward_xid(@STEWARD_XID_CSV@)steward_xid\";
+  return {kCsv, sizeof(kCsv) - 1};
+}
+}  // namespace steward::health
+" @ONLY)
+target_sources(steward_health PRIVATE ${CMAKE_BINARY_DIR}/generated/xid_catalog_data.cc)
 steward_module(cost DEPS model)
+# /allocation is served with Debian's cpp-httplib shared library (src/cost/internal/httplib.h).
+target_link_libraries(steward_cost PUBLIC cpp-httplib)
 set(STEWARD_CLI_DEPS twin place govern telemetry health cost model)
