@@ -699,6 +699,10 @@ Decision GovernanceEngine::TryAdmit(const WorkloadRequest& req, SimTime now) con
   std::vector<Amount> assigned(tree_.num_fr(), 0);
   std::vector<int> touched;
   bool need_preemption = false;
+  // Victims found for the chosen preempting flavor; reused when it is the only (pod set, group)
+  // that needs preemption, since then the whole-workload search would repeat it exactly.
+  int preempting_groups = 0;
+  std::vector<PreemptionTarget> single_targets;
   int gpu = ResourceIndex(kGpuResource);
   (void)gpu;
   for (size_t psi = 0; psi < req.pod_sets.size(); ++psi) {
@@ -728,6 +732,7 @@ Decision GovernanceEngine::TryAdmit(const WorkloadRequest& req, SimTime now) con
         if (st.group_of_resource[r] == static_cast<int>(g)) want.emplace_back(r, a);
       if (want.empty()) continue;
       int best_f = -1, best_rank = -1, best_level = 0;
+      std::vector<PreemptionTarget> best_targets;
       std::vector<PendingDetail> tried;
       for (int f : grp.flavors) {
         std::string why;
@@ -793,8 +798,9 @@ Decision GovernanceEngine::TryAdmit(const WorkloadRequest& req, SimTime now) con
             contested.push_back({fr, v});
           }
         }
+        std::vector<PreemptionTarget> targets;
         if (rank == kRankPreempt) {
-          auto targets = FindTargets(cq, d.priority, req.queue_timestamp, contested, now);
+          targets = FindTargets(cq, d.priority, req.queue_timestamp, contested, now);
           if (targets.empty()) {
             rank = kRankNoCandidates;
             PendingDetail p;
@@ -812,7 +818,10 @@ Decision GovernanceEngine::TryAdmit(const WorkloadRequest& req, SimTime now) con
           }
         }
         bool better = rank > best_rank || (rank == best_rank && level < best_level);
-        if (better) best_f = f, best_rank = rank, best_level = level;
+        if (better) {
+          best_f = f, best_rank = rank, best_level = level;
+          best_targets = std::move(targets);
+        }
         if (rank == kRankFit && level == 0) break;
         if (rank == kRankFit && st.spec.when_can_borrow == FungibilityPolicy::kMayStopSearch) break;
         if (rank == kRankPreempt && st.spec.when_can_preempt == FungibilityPolicy::kMayStopSearch)
@@ -838,7 +847,11 @@ Decision GovernanceEngine::TryAdmit(const WorkloadRequest& req, SimTime now) con
         d.assignments.clear();
         return d;
       }
-      if (best_rank == kRankPreempt) need_preemption = true;
+      if (best_rank == kRankPreempt) {
+        need_preemption = true;
+        ++preempting_groups;
+        single_targets = std::move(best_targets);
+      }
       d.borrowing_level = std::max(d.borrowing_level, best_level);
       for (const auto& [r, a] : want) {
         int fr = Fr(best_f, r);
@@ -860,7 +873,9 @@ Decision GovernanceEngine::TryAdmit(const WorkloadRequest& req, SimTime now) con
     std::vector<Contested> contested;
     for (int fr : touched)
       if (tree_.Available(node, fr) < assigned[fr]) contested.push_back({fr, assigned[fr]});
-    d.victims = FindTargets(cq, d.priority, req.queue_timestamp, contested, now);
+    d.victims = preempting_groups == 1
+                    ? std::move(single_targets)
+                    : FindTargets(cq, d.priority, req.queue_timestamp, contested, now);
     if (d.victims.empty()) {
       d.mode = AdmissionMode::kNoFit;
       for (const auto& c : contested) {

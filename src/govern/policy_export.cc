@@ -29,21 +29,30 @@ void SetPath(YAML::Node root, const std::string& path, const YAML::Node& value) 
       idx.push_back(std::stoi(seg.substr(br + 1, close - br - 1)));
       br = seg.find('[', close);
     }
-    YAML::Node next = key.empty() ? cur : cur[key];
-    for (int i : idx) next = next[i];
+    // yaml-cpp: operator= on a Node overwrites the referenced node; reset() rebinds.
+    YAML::Node next;
+    next.reset(key.empty() ? cur : cur[key]);
+    for (int i : idx) {
+      YAML::Node child = next[i];
+      next.reset(child);
+    }
     if (last) {
       if (!idx.empty() || !key.empty()) {
         if (idx.empty())
           cur[key] = value;
         else {
-          YAML::Node n = key.empty() ? cur : cur[key];
-          for (size_t k = 0; k + 1 < idx.size(); ++k) n = n[idx[k]];
+          YAML::Node n;
+          n.reset(key.empty() ? cur : cur[key]);
+          for (size_t k = 0; k + 1 < idx.size(); ++k) {
+            YAML::Node child = n[idx[k]];
+            n.reset(child);
+          }
           n[idx.back()] = value;
         }
       }
       return;
     }
-    cur = next;
+    cur.reset(next);
     pos = dot + 1;
   }
 }
@@ -398,7 +407,7 @@ Result<std::string> PolicyToText(const Policy& p) {
   out += fmt::format("{:<20} {:<14} {:<16} {:<16} {:>10} {:>10} {:>10} {:>10}\n", "CLUSTERQUEUE",
                      "COHORT", "FLAVOR", "RESOURCE", "NOMINAL", "BORROW", "LEND", "MAX");
   auto q = [](std::optional<Amount> a, const std::string& r) {
-    return a ? fmt::format("{:g}", CanonicalValue(*a, r)) : std::string("-");
+    return a ? FormatQuantity(*a, r) : std::string("-");
   };
   for (const auto& cq : p.cluster_queues)
     for (const auto& g : cq.resource_groups)
