@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
 #include "twin/scenario.h"
@@ -22,6 +23,7 @@ struct RunArgs {
   bool progress = false;
   bool quiet = false;
   std::string html;
+  std::vector<std::string> policy;
 };
 
 Result<twin::Scenario> LoadOrDefault(const std::string& path) {
@@ -38,6 +40,7 @@ void RunTwin(const RunArgs& a) {
   twin::TwinOptions options;
   options.days = a.days;
   options.seed = a.seed;
+  options.policy_files = a.policy;
   // Progress goes to stderr, one line per simulated day, when it is a terminal (or asked for).
   if (!a.quiet && (a.progress || isatty(STDERR_FILENO))) {
     options.progress = [](SimTime now, SimTime horizon) {
@@ -85,6 +88,80 @@ void Validate(const std::string& path) {
   Fail();
 }
 
+// "36h", "90m", "2d", "3600s" or a plain number of hours.
+Result<SimTime> ParseAt(const std::string& text) {
+  if (text.empty()) return Status::InvalidArgument("--at: empty time");
+  double scale = 3600;
+  std::string num = text;
+  switch (text.back()) {
+    case 's': scale = 1; num.pop_back(); break;
+    case 'm': scale = 60; num.pop_back(); break;
+    case 'h': scale = 3600; num.pop_back(); break;
+    case 'd': scale = 86400; num.pop_back(); break;
+    default: break;
+  }
+  char* end = nullptr;
+  const double v = std::strtod(num.c_str(), &end);
+  if (num.empty() || end != num.c_str() + num.size() || v < 0)
+    return Status::InvalidArgument(fmt::format("--at: '{}' is not a time (e.g. 36h, 90m, 2d)", text));
+  return kSimStart + SecondsF(v * scale);
+}
+
+struct ExplainArgs {
+  std::string scenario, at, workload;
+  std::vector<std::string> policy;
+  bool json = false;
+};
+
+void Explain(const ExplainArgs& a) {
+  Result<SimTime> at = ParseAt(a.at);
+  Result<twin::Scenario> scenario = LoadOrDefault(a.scenario);
+  if (!at.ok() || !scenario.ok()) {
+    std::cerr << "steward: " << (at.ok() ? scenario.status() : at.status()).message() << "\n";
+    Fail();
+  }
+  twin::TwinOptions options;
+  options.policy_files = a.policy;
+  auto t = twin::Twin::Create(std::move(scenario).value(), options);
+  if (!t.ok()) {
+    std::cerr << "steward: " << t.status().message() << "\n";
+    Fail();
+  }
+  (*t)->RunUntil(*at);
+  const twin::WorkloadRun* run = (*t)->FindRun(a.workload);
+  if (run == nullptr) {
+    std::cerr << fmt::format("steward: no workload '{}' has arrived by t={:.2f}h\n", a.workload,
+                             (*t)->now().ToHours());
+    Fail();
+  }
+  static constexpr const char* kStates[] = {"pending", "starting", "running", "done"};
+  const char* state = kStates[static_cast<int>(run->state)];
+  const bool pending = run->state == twin::RunState::kPending;
+  nlohmann::json j = {{"workload", run->spec.name},
+                      {"at_hours", (*t)->now().ToHours()},
+                      {"team", (*t)->scenario().teams[run->spec.team].name},
+                      {"queue", run->spec.queue},
+                      {"tier", model::TierName(run->spec.tier)},
+                      {"gpus", run->spec.TotalGpus()},
+                      {"state", state},
+                      {"interruptions", run->interruptions}};
+  if (pending) {
+    j["reason"] = run->reason;
+    j["detail"] = run->reason_detail;
+    j["waiting_seconds"] = ((*t)->now() - run->pending_since).ToSeconds();
+  }
+  if (a.json) {
+    std::cout << j.dump(2) << "\n";
+    return;
+  }
+  std::cout << fmt::format("{} at {:.2f}h: {} ({} GPUs, team {}, tier {})\n", run->spec.name,
+                           (*t)->now().ToHours(), state, run->spec.TotalGpus(),
+                           j["team"].get<std::string>(), j["tier"].get<std::string>());
+  if (pending)
+    std::cout << fmt::format("  pending for {:.0f}s: {}{}{}\n", j["waiting_seconds"].get<double>(),
+                             run->reason, run->reason_detail.empty() ? "" : ": ", run->reason_detail);
+}
+
 }  // namespace
 
 void RegisterTwinCommands(CLI::App& app) {
@@ -100,9 +177,24 @@ void RegisterTwinCommands(CLI::App& app) {
       ->check(CLI::PositiveNumber);
   run->add_flag("--json", args->json, "Print the report as one JSON object instead of a table");
   run->add_option("--html", args->html, "Also write a self-contained HTML report to FILE");
+  run->add_option("--policy", args->policy,
+                  "Kueue/Volcano YAML file(s) governing admission (ClusterQueues, cohorts, "
+                  "priority classes...)")
+      ->expected(1, -1);
   run->add_flag("--progress", args->progress, "Print progress to stderr even when not a terminal");
   run->add_flag("--quiet", args->quiet, "Never print progress");
   run->callback([args] { RunTwin(*args); });
+
+  auto ex = std::make_shared<ExplainArgs>();
+  auto* explain = twin->add_subcommand("explain", "Why is a workload pending at time T?");
+  explain->add_option("scenario", ex->scenario, "Scenario YAML file (omit for the built-in default)");
+  explain->add_option("--at", ex->at, "Simulated time: 36h, 90m, 2d, 3600s (plain number: hours)")
+      ->required();
+  explain->add_option("--workload", ex->workload, "Workload name (as in the report)")->required();
+  explain->add_option("--policy", ex->policy, "Kueue/Volcano YAML governing admission")
+      ->expected(1, -1);
+  explain->add_flag("--json", ex->json, "Print one JSON object");
+  explain->callback([ex] { Explain(*ex); });
 
   auto path = std::make_shared<std::string>();
   auto* validate = twin->add_subcommand("validate", "Check a scenario file; exit 0 or explain");

@@ -5,10 +5,12 @@
 #pragma once
 
 #include <memory>
+#include <string>
 #include <string_view>
 #include <vector>
 
 #include "model/status.h"
+#include "model/time.h"
 #include "model/workload.h"
 #include "twin/pending_reason.h"
 
@@ -25,7 +27,14 @@ class AdmissionHost {
   // within `gpu_budget`). Returns the GPUs placed (0 = none fit) and sets *done when nothing
   // more is wanted.
   virtual int TryPlace(model::WorkloadId id, int gpu_budget, bool* done) = 0;
-  virtual void SetPendingReason(model::WorkloadId id, PendingReason reason) = 0;
+  // Records why `id` still waits: a static snake_case name (twin or governance reasons),
+  // plus an optional human-readable detail with numbers.
+  virtual void SetPendingReason(model::WorkloadId id, std::string_view reason,
+                                std::string detail = {}) = 0;
+  // Evicts a running workload to make room (preemption): its progress since the last
+  // checkpoint is lost, its pods are released (Released() is called) and it is requeued.
+  virtual void Preempt(model::WorkloadId victim, model::WorkloadId preemptor) = 0;
+  virtual SimTime Now() const = 0;
 };
 
 class Admitter {
@@ -40,13 +49,36 @@ class Admitter {
   virtual void Enqueue(model::WorkloadId id, int team) = 0;
   // One admission cycle: admit in policy order while work fits.
   virtual void Cycle(AdmissionHost& host) = 0;
-  // `gpus` GPUs of `team` were released (pods finished, failed or scaled down).
-  virtual void Released(int team, int gpus) = 0;
+  // `gpus` GPUs of workload `w` were released (pods finished, failed, were preempted or
+  // scaled down); `all` when the workload holds no pods any more.
+  virtual void Released(const model::Workload& w, int gpus, bool all) = 0;
   virtual int used_gpus(int team) const = 0;
+  // Changes the nominal GPU quota of `team`'s queue while running (steward serve's control).
+  // Policies whose quotas live elsewhere (Kueue ClusterQueues) keep the default refusal.
+  virtual Status SetQuota(int /*team*/, int /*gpus*/) {
+    return Status::FailedPrecondition("admission policy '" + std::string(Name()) +
+                                      "' has no adjustable team quota");
+  }
+  // Why a queued workload waits, for admitters that know better than the host (or "").
+  virtual std::string Explain(model::WorkloadId /*id*/) const { return {}; }
 };
 
 // "fifo-quota": one StrictFIFO queue per team with a nominal GPU quota and no borrowing.
 // `quota_gpus[t]` is team t's quota.
 Result<std::unique_ptr<Admitter>> NewAdmitter(std::string_view name, std::vector<int> quota_gpus);
+
+}  // namespace steward::twin
+
+namespace steward::govern {
+struct Policy;
+}
+
+namespace steward::twin {
+
+// "kueue": the governance engine (src/govern/) under a Kueue/Volcano policy: ClusterQueues
+// with cohorts, borrowing and lending limits, priority tiers, gang admission and
+// checkpoint-aware preemption. `victim_ordering` names a govern victim ordering.
+Result<std::unique_ptr<Admitter>> NewKueueAdmitter(const govern::Policy& policy,
+                                                   std::string_view victim_ordering);
 
 }  // namespace steward::twin

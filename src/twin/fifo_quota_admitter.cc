@@ -16,8 +16,13 @@ class FifoQuotaAdmitter final : public Admitter {
 
   std::string_view Name() const override { return "fifo-quota"; }
   void Enqueue(model::WorkloadId id, int team) override { queues_[team].push_back(id); }
-  void Released(int team, int gpus) override { used_[team] -= gpus; }
+  void Released(const model::Workload& w, int gpus, bool) override { used_[w.team] -= gpus; }
   int used_gpus(int team) const override { return used_[team]; }
+  // Lowering a quota below current use evicts nothing: it only stops further admissions.
+  Status SetQuota(int team, int gpus) override {
+    quota_[team] = gpus;
+    return Status::Ok();
+  }
 
   // O(teams + admitted): only queue heads are examined (head-of-line blocking is StrictFIFO's
   // defining cost, and the reason pending work behind a blocked head waits).
@@ -28,7 +33,9 @@ class FifoQuotaAdmitter final : public Admitter {
         const model::WorkloadId id = q.front();
         const int budget = quota_[t] - used_[t];
         if (host.GpusWanted(id) > budget) {
-          host.SetPendingReason(id, PendingReason::kQuotaExhausted);
+          host.SetPendingReason(id, PendingReasonName(PendingReason::kQuotaExhausted),
+                               fmt::format("team {} uses {} of {} GPUs; needs {}", t, used_[t],
+                                           quota_[t], host.GpusWanted(id)));
           break;
         }
         bool done = false;

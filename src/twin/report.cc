@@ -70,6 +70,21 @@ nlohmann::json ToJson(const Report& r) {
     waits[tier] = {{"count", p.count}, {"p50", R(p.p50, 1)}, {"p95", R(p.p95, 1)},
                    {"p99", R(p.p99, 1)}, {"max", R(p.max, 1)}};
   j["queue_wait_seconds"] = waits;
+  json team_waits = json::object();
+  for (const auto& [team, p] : r.queue_wait_seconds_by_team)
+    team_waits[team] = {{"count", p.count}, {"p50", R(p.p50, 1)}, {"p95", R(p.p95, 1)},
+                        {"p99", R(p.p99, 1)}, {"max", R(p.max, 1)}};
+  j["queue_wait_seconds_by_team"] = team_waits;
+  j["preemptions"] = r.preemptions;
+  json lost = json::object();
+  for (const auto& [team, h] : r.lost_gpu_hours_by_team) lost[team] = R(h, 2);
+  j["lost_gpu_hours_by_team"] = lost;
+  json alerts = json::array();
+  for (const auto& a : r.tenant_alerts)
+    alerts.push_back({{"team", a.team}, {"threshold", R(r.alert_tenant_share)},
+                      {"first_at_hours", R(a.first_hours, 2)}, {"peak_share", R(a.peak_share)},
+                      {"hours_over", R(a.hours_over, 2)}});
+  j["tenant_alerts"] = alerts;
   json by_team = json::object(), usage = json::object();
   for (const auto& [team, u] : r.teams) {
     by_team[team] = R(u.allocated_gpu_hours, 2);
@@ -133,6 +148,19 @@ std::string ToText(const Report& r) {
     out += fmt::format("  {:<30} {:10.0f} {:10.0f} {:10.1f}%\n", team, u.allocated_gpu_hours,
                        u.sm_active_gpu_hours,
                        u.allocated_gpu_hours > 0 ? 100 * u.sm_active_gpu_hours / u.allocated_gpu_hours : 0);
+  if (!r.tenant_alerts.empty()) {
+    out += fmt::format("\nAlerts: tenant over {:.0f}% of the cluster's GPUs\n", 100 * r.alert_tenant_share);
+    for (const auto& a : r.tenant_alerts)
+      out += fmt::format("  {:<30} from hour {:.1f}, peak {:.1f}%, {:.1f} h over\n", a.team,
+                         a.first_hours, 100 * a.peak_share, a.hours_over);
+  }
+  if (!r.preemptions.empty()) {
+    out += "\nPreemptions by victim tier\n";
+    for (const auto& [tier, n] : r.preemptions) line(tier, std::to_string(n));
+  }
+  out += "\nQueue wait by team (seconds)      count      p50      p95      p99\n";
+  for (const auto& [team, p] : r.queue_wait_seconds_by_team)
+    out += fmt::format("  {:<30} {:7d} {:8.0f} {:8.0f} {:8.0f}\n", team, p.count, p.p50, p.p95, p.p99);
   out += fmt::format("\n{} events\n", r.events);
   return out;
 }

@@ -47,6 +47,14 @@ struct Fragmentation {
   double mean_stranded_share = 0;      // ... as a share of all free GPUs.
 };
 
+// A tenant held more than the alert threshold of the cluster's GPUs.
+struct TenantAlert {
+  std::string team;
+  double first_hours = 0;  // When it first crossed the threshold.
+  double peak_share = 0;   // Highest share seen.
+  double hours_over = 0;   // Sampled time spent above the threshold.
+};
+
 struct Report {
   std::string scenario;
   uint64_t seed = 0;
@@ -75,9 +83,14 @@ struct Report {
   Fragmentation fragmentation;
   std::map<std::string, int> pending_by_reason;
   std::map<std::string, Percentiles> queue_wait_seconds;  // By tier.
+  std::map<std::string, Percentiles> queue_wait_seconds_by_team;
+  std::map<std::string, int> preemptions;              // Evictions to make room, by victim tier.
+  std::map<std::string, double> lost_gpu_hours_by_team;  // Failures and preemptions.
   std::map<std::string, TeamUsage> teams;
   std::map<std::string, double> allocated_gpu_hours_by_kind;
   std::map<std::string, double> sm_active_gpu_hours_by_kind;
+  double alert_tenant_share = 0;
+  std::vector<TenantAlert> tenant_alerts;
   std::vector<TimePoint> series;
 };
 

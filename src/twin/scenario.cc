@@ -390,7 +390,22 @@ Status ParseRoot(const Reader& r, const YAML::Node& root, Scenario* s) {
         return Positive(r, n["time_scale"], path + ".time_scale", t->time_scale);
       }));
   if (YAML::Node p = root["policies"]) {
-    STEWARD_RETURN_IF_ERROR(r.CheckKeys(p, "policies", {"admission", "placement", "startup_seconds"}));
+    STEWARD_RETURN_IF_ERROR(r.CheckKeys(p, "policies", {"admission", "placement", "startup_seconds",
+                                                       "governance", "victim_ordering",
+                                                       "alert_tenant_share"}));
+    STEWARD_RETURN_IF_ERROR(r.Get(p, "alert_tenant_share", "policies", &s->policies.alert_tenant_share));
+    if (s->policies.alert_tenant_share <= 0 || s->policies.alert_tenant_share > 1)
+      return r.Error(p["alert_tenant_share"], "policies.alert_tenant_share", "must lie in (0, 1]");
+    STEWARD_RETURN_IF_ERROR(r.Get(p, "victim_ordering", "policies", &s->policies.victim_ordering));
+    if (YAML::Node g = p["governance"]) {
+      if (!g.IsSequence()) return r.Error(g, "policies.governance", "must be a list of files");
+      for (size_t i = 0; i < g.size(); ++i) {
+        std::string f;
+        STEWARD_RETURN_IF_ERROR(r.Scalar(g[i], fmt::format("policies.governance[{}]", i), &f));
+        s->policies.governance.push_back(f);
+      }
+      s->policies.admission = "kueue";
+    }
     STEWARD_RETURN_IF_ERROR(r.Get(p, "admission", "policies", &s->policies.admission));
     STEWARD_RETURN_IF_ERROR(r.Get(p, "placement", "policies", &s->policies.placement));
     STEWARD_RETURN_IF_ERROR(r.Get(p, "startup_seconds", "policies", &s->policies.startup_seconds));
@@ -479,6 +494,8 @@ Result<Scenario> ParseScenario(std::string_view yaml_text, std::string_view sour
   const std::filesystem::path base = std::filesystem::path(source).parent_path();
   for (auto& t : s.traces)
     if (t.path.is_relative() && source != "<default>") t.path = base / t.path;
+  for (auto& g : s.policies.governance)
+    if (g.is_relative() && source != "<default>") g = base / g;
   if (!s.alibaba_nodes.empty() && s.alibaba_nodes.is_relative() && source != "<default>")
     s.alibaba_nodes = base / s.alibaba_nodes;
   return s;

@@ -102,6 +102,13 @@ struct PolicySpec {
   std::string admission = "fifo-quota";
   std::string placement = "first-fit";
   double startup_seconds = 90;  // Image pull + container start, GPUs held but idle.
+  // Kueue / Volcano YAML files (relative to the scenario) that govern admission; setting them
+  // selects the "kueue" admitter. `steward twin run --policy FILE...` overrides them.
+  std::vector<std::filesystem::path> governance;
+  std::string victim_ordering = "checkpoint-aware";  // See govern/victim_ordering.h.
+  // The guide's "single tenant over threshold" alert: a team holding more than this share of
+  // the cluster's GPUs at a sample raises an alert in the report.
+  double alert_tenant_share = 0.5;
 };
 
 struct FailureSpec {

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "govern/policy_io.h"
 #include "twin/trace.h"
 
 namespace steward::twin {
@@ -31,7 +32,12 @@ Twin::Twin(Scenario scenario, model::Cluster cluster)
       cluster_(std::move(cluster)),
       meter_(static_cast<int>(scenario_.teams.size()) * model::kNumWorkloadKinds),
       failure_rng_(MixSeed(scenario_.seed, 0xfa11)),
-      waits_by_tier_(model::kNumTiers) {}
+      waits_by_tier_(model::kNumTiers),
+      waits_by_team_(scenario_.teams.size()) {
+  for (int t = 0; t < model::kNumTiers; ++t)
+    preemptions_by_tier_[std::string(model::TierName(static_cast<model::Tier>(t)))] = 0;
+  for (const auto& team : scenario_.teams) lost_by_team_[team.name] = 0;
+}
 
 Result<std::unique_ptr<Twin>> Twin::Create(Scenario scenario, const TwinOptions& options) {
   if (options.days > 0) scenario.horizon_days = options.days;
@@ -47,7 +53,18 @@ Result<std::unique_ptr<Twin>> Twin::Create(Scenario scenario, const TwinOptions&
   STEWARD_ASSIGN_OR_RETURN(t->placer_, NewPlacer(s.policies.placement));
   std::vector<int> quota;
   for (const auto& team : s.teams) quota.push_back(team.quota_gpus);
-  STEWARD_ASSIGN_OR_RETURN(t->admitter_, NewAdmitter(s.policies.admission, quota));
+  std::vector<std::string> policy_files = options.policy_files;
+  if (policy_files.empty())
+    for (const auto& g : s.policies.governance) policy_files.push_back(g.string());
+  if (!policy_files.empty()) {
+    STEWARD_ASSIGN_OR_RETURN(govern::Policy policy, govern::ImportPolicyFiles(policy_files));
+    STEWARD_ASSIGN_OR_RETURN(t->admitter_, NewKueueAdmitter(policy, s.policies.victim_ordering));
+  } else if (s.policies.admission == "kueue") {
+    return Status::InvalidArgument(s.source + ": policies.admission 'kueue' needs policies.governance "
+                                   "files or --policy");
+  } else {
+    STEWARD_ASSIGN_OR_RETURN(t->admitter_, NewAdmitter(s.policies.admission, quota));
+  }
 
   for (size_t i = 0; i < s.generators.size(); ++i) {
     const GeneratorSpec& g = s.generators[i];
@@ -183,24 +200,42 @@ void Twin::OnFinish(const Event& e) {
 void Twin::OnFail(const Event& e) {
   WorkloadRun& run = runs_[e.target];
   if (e.epoch != run.epoch) return;
-  const model::Workload& w = run.spec;
-  const SimDuration elapsed = now_ - run.started;
-  // Progress survives only up to the last checkpoint; a job that never checkpoints starts
-  // over (docs/twin.md: interruptions).
-  SimDuration saved;
-  if (w.checkpoint_interval.micros() > 0) saved = w.checkpoint_interval * (elapsed / w.checkpoint_interval);
-  const SimDuration lost = elapsed - saved;
-  lost_gpu_hours_ += lost.ToHours() * w.TotalGpus();
-  run.remaining = run.remaining - saved;
-  if (saved.micros() > 0) run.remaining += w.restore_time;
-  ++run.interruptions;
   ++interruptions_;
+  Interrupt(run);
+}
+
+double Twin::Interrupt(WorkloadRun& run) {
+  const model::Workload& w = run.spec;
+  double lost_hours = 0;
+  if (run.state == RunState::kRunning) {
+    const SimDuration elapsed = now_ - run.started;
+    // Progress survives only up to the last checkpoint; a job that never checkpoints starts
+    // over (docs/twin.md: interruptions).
+    SimDuration saved;
+    if (w.checkpoint_interval.micros() > 0)
+      saved = w.checkpoint_interval * (elapsed / w.checkpoint_interval);
+    lost_hours = (elapsed - saved).ToHours() * w.TotalGpus();
+    run.remaining = run.remaining - saved;
+    if (saved.micros() > 0) run.remaining += w.restore_time;
+    --running_;
+  }
+  // A workload still starting loses only its startup; it keeps all its remaining work.
+  lost_gpu_hours_ += lost_hours;
+  lost_by_team_[scenario_.teams[w.team].name] += lost_hours;
+  ++run.interruptions;
   ReleasePods(run, 0);
   ++run.epoch;
-  --running_;
   ++pending_;
   run.state = RunState::kPending;
   MakePending(w.id);
+  return lost_hours;
+}
+
+void Twin::Preempt(model::WorkloadId victim, model::WorkloadId /*preemptor*/) {
+  WorkloadRun& run = runs_[victim];
+  STEWARD_CHECK(run.state == RunState::kRunning || run.state == RunState::kStarting);
+  preemptions_by_tier_[std::string(model::TierName(run.spec.tier))]++;
+  Interrupt(run);
 }
 
 void Twin::OnScale() {
@@ -231,6 +266,23 @@ void Twin::OnSample() {
   p.stranded_free_gpus = state_->stranded_free_gpus();
   p.largest_free_block = state_->largest_free_block();
   series_.push_back(p);
+  // Tenant share alert (the guide's case 2): checked at each sample, O(teams x kinds).
+  alerts_.resize(scenario_.teams.size());
+  const double step_hours = scenario_.sample_minutes / 60;
+  for (size_t t = 0; t < scenario_.teams.size(); ++t) {
+    double alloc = 0;
+    for (int k = 0; k < model::kNumWorkloadKinds; ++k)
+      alloc += meter_.group_alloc_rate(static_cast<int>(t) * model::kNumWorkloadKinds + k);
+    const double share = alloc / total;
+    if (share <= scenario_.policies.alert_tenant_share) continue;
+    TenantAlert& a = alerts_[t];
+    if (a.team.empty()) {
+      a.team = scenario_.teams[t].name;
+      a.first_hours = p.hours;
+    }
+    a.peak_share = std::max(a.peak_share, share);
+    a.hours_over += step_hours;
+  }
   const SimTime next = now_ + SecondsF(scenario_.sample_minutes * 60);
   if (next <= horizon_) events_queue_.Push(next, EventKind::kSample);
 }
@@ -254,11 +306,11 @@ int Twin::TryPlace(model::WorkloadId id, int gpu_budget, bool* done) {
     int placed = 0;
     while (static_cast<int>(run.pods.size()) < run.desired_replicas) {
       if (gpu_budget - placed < per_pod) {
-        run.reason = PendingReason::kQuotaExhausted;
+        run.reason = PendingReasonName(PendingReason::kQuotaExhausted);
         return placed;
       }
       if (!PlacePods(run, 1, per_pod)) {
-        run.reason = NoFitReason(w, per_pod);
+        SetNoFitReason(run, per_pod);
         return placed;
       }
       placed += per_pod;
@@ -278,7 +330,7 @@ int Twin::TryPlace(model::WorkloadId id, int gpu_budget, bool* done) {
   for (const auto& ps : w.pod_sets) {
     if (!PlacePods(run, ps.count, ps.gpus_per_pod)) {
       ReleasePods(run, before, /*rollback=*/true);  // A gang is all-or-nothing.
-      run.reason = NoFitReason(w, w.TotalGpus());
+      SetNoFitReason(run, w.TotalGpus());
       return 0;
     }
   }
@@ -302,7 +354,8 @@ void Twin::RequestSchedule() {
 void Twin::MakePending(model::WorkloadId id) {
   WorkloadRun& run = runs_[id];
   run.pending_since = now_;
-  run.reason = PendingReason::kWaitingInQueue;
+  run.reason = PendingReasonName(PendingReason::kWaitingInQueue);
+  run.reason_detail.clear();
   if (!run.queued) {
     run.queued = true;
     admitter_->Enqueue(id, run.spec.team);
@@ -344,7 +397,7 @@ void Twin::ReleasePods(WorkloadRun& run, size_t from, bool rollback) {
   }
   run.pods.resize(from);
   if (released > 0 && !rollback) {
-    admitter_->Released(w.team, released);
+    admitter_->Released(w, released, run.pods.empty());
     RequestSchedule();
   }
 }
@@ -369,12 +422,19 @@ int Twin::DesiredReplicas(const model::Workload& w, SimTime t) const {
 }
 
 void Twin::RecordWait(const WorkloadRun& run) {
-  waits_by_tier_[static_cast<int>(run.spec.tier)].push_back((now_ - run.pending_since).ToSeconds());
+  const double wait = (now_ - run.pending_since).ToSeconds();
+  waits_by_tier_[static_cast<int>(run.spec.tier)].push_back(wait);
+  waits_by_team_[run.spec.team].push_back(wait);
 }
 
-PendingReason Twin::NoFitReason(const model::Workload& w, int gpus_needed) const {
-  return state_->free_gpus(w.gpu_model) >= gpus_needed ? PendingReason::kFragmentation
-                                                       : PendingReason::kInsufficientCapacity;
+void Twin::SetNoFitReason(WorkloadRun& run, int gpus_needed) {
+  const int free = state_->free_gpus(run.spec.gpu_model);
+  run.reason = PendingReasonName(free >= gpus_needed ? PendingReason::kFragmentation
+                                                     : PendingReason::kInsufficientCapacity);
+  run.reason_detail = fmt::format("needs {} GPUs ({} per pod); {} free on schedulable nodes, "
+                                  "largest free block {}",
+                                  gpus_needed, run.spec.pod_sets[0].gpus_per_pod, free,
+                                  state_->largest_free_block(run.spec.gpu_model));
 }
 
 // ---- Report ----------------------------------------------------------------------------
@@ -423,14 +483,20 @@ Report Twin::BuildReport() const {
   // Waits: admitted workloads, plus the ones still pending counted at their wait so far
   // (otherwise a starving queue would look fast).
   std::vector<std::vector<double>> waits = waits_by_tier_;
+  std::vector<std::vector<double>> team_waits = waits_by_team_;
   for (int i = 0; i < kNumPendingReasons; ++i)
     r.pending_by_reason[std::string(PendingReasonName(static_cast<PendingReason>(i)))] = 0;
+  r.preemptions = preemptions_by_tier_;
+  r.lost_gpu_hours_by_team = lost_by_team_;
   for (const WorkloadRun& run : runs_) {
     r.teams[scenario_.teams[run.spec.team].name].workloads++;
     if (run.state != RunState::kPending) continue;
-    r.pending_by_reason[std::string(PendingReasonName(run.reason))]++;
+    r.pending_by_reason[std::string(run.reason)]++;
     waits[static_cast<int>(run.spec.tier)].push_back((now_ - run.pending_since).ToSeconds());
+    team_waits[run.spec.team].push_back((now_ - run.pending_since).ToSeconds());
   }
+  for (size_t t = 0; t < scenario_.teams.size(); ++t)
+    r.queue_wait_seconds_by_team[scenario_.teams[t].name] = ComputePercentiles(team_waits[t]);
   for (int t = 0; t < model::kNumTiers; ++t)
     r.queue_wait_seconds[std::string(model::TierName(static_cast<model::Tier>(t)))] =
         ComputePercentiles(waits[t]);
@@ -460,6 +526,9 @@ Report Twin::BuildReport() const {
     f.mean_stranded_share = share / series_.size();
   }
   r.series = series_;
+  r.alert_tenant_share = scenario_.policies.alert_tenant_share;
+  for (const auto& a : alerts_)
+    if (!a.team.empty()) r.tenant_alerts.push_back(a);
   return r;
 }
 

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -32,6 +33,9 @@ struct TwinOptions {
   // Overrides of the scenario (negative / zero = keep the scenario's).
   double days = 0;
   int64_t seed = -1;
+  // Kueue/Volcano policy files; non-empty selects the "kueue" admitter (overrides the
+  // scenario's policies.governance).
+  std::vector<std::string> policy_files;
   // Called about once per simulated day with (now, horizon); for progress on stderr.
   std::function<void(SimTime, SimTime)> progress;
 };
@@ -52,7 +56,8 @@ struct WorkloadRun {
   uint32_t epoch = 0;  // Bumped when the run is torn down; stale events are ignored.
   bool queued = false;  // In the admitter's queue.
   bool idle = false;    // In its idle (zombie) phase.
-  PendingReason reason = PendingReason::kWaitingInQueue;
+  std::string_view reason = PendingReasonName(PendingReason::kWaitingInQueue);
+  std::string reason_detail;
   SimTime pending_since;
   SimTime started;            // Start of the current run segment.
   SimTime first_started = SimTime::Never();
@@ -84,6 +89,16 @@ class Twin : private AdmissionHost {
   const WorkloadRun* FindRun(std::string_view name) const;
   int64_t events_processed() const { return events_; }
 
+  // Live controls (steward serve). Call them between RunUntil() calls, on the thread that
+  // runs the twin; each takes effect at now() and asks for an admission cycle.
+  // Submits `w` as arriving now (its id and submit time are assigned here); returns its id.
+  // Fails on an unknown team or GPU model or a pod that no node could hold.
+  Result<model::WorkloadId> Submit(model::Workload w);
+  // Cordons (or uncordons) node `n`: a cordoned node takes no new pods; running pods stay.
+  Status SetNodeCordoned(model::NodeId n, bool cordoned);
+  // Changes the nominal GPU quota of `team`'s queue, if the admission policy has one.
+  Status SetTeamQuota(int team, int gpus);
+
  private:
   Twin(Scenario scenario, model::Cluster cluster);
 
@@ -101,9 +116,13 @@ class Twin : private AdmissionHost {
   const model::Workload& workload(model::WorkloadId id) const override { return runs_[id].spec; }
   int GpusWanted(model::WorkloadId id) const override;
   int TryPlace(model::WorkloadId id, int gpu_budget, bool* done) override;
-  void SetPendingReason(model::WorkloadId id, PendingReason reason) override {
+  void SetPendingReason(model::WorkloadId id, std::string_view reason,
+                        std::string detail) override {
     runs_[id].reason = reason;
+    runs_[id].reason_detail = std::move(detail);
   }
+  void Preempt(model::WorkloadId victim, model::WorkloadId preemptor) override;
+  SimTime Now() const override { return now_; }
 
   void RequestSchedule();
   void MakePending(model::WorkloadId id);
@@ -117,7 +136,11 @@ class Twin : private AdmissionHost {
   int RunningPods(const WorkloadRun& run) const;
   int DesiredReplicas(const model::Workload& w, SimTime t) const;
   void RecordWait(const WorkloadRun& run);
-  PendingReason NoFitReason(const model::Workload& w, int gpus_needed) const;
+  // Sets the no-fit reason of a workload that passed admission but did not fit any node.
+  void SetNoFitReason(WorkloadRun& run, int gpus_needed);
+  // Tears down a running workload, keeping work up to its last checkpoint; returns the
+  // GPU-hours lost. Used by failures and preemptions.
+  double Interrupt(WorkloadRun& run);
 
   Scenario scenario_;
   model::Cluster cluster_;
@@ -142,6 +165,10 @@ class Twin : private AdmissionHost {
   int interruptions_ = 0;
   double lost_gpu_hours_ = 0;
   std::vector<std::vector<double>> waits_by_tier_;
+  std::vector<std::vector<double>> waits_by_team_;
+  std::map<std::string, int> preemptions_by_tier_;
+  std::map<std::string, double> lost_by_team_;
+  std::vector<TenantAlert> alerts_;  // Indexed by team; team "" = never alerted.
   std::vector<TimePoint> series_;
   std::function<void(SimTime, SimTime)> progress_;
   SimTime next_progress_;

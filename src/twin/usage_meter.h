@@ -29,6 +29,7 @@ class UsageMeter {
   double alloc_rate() const { return cluster_.alloc; }
   double busy_rate() const { return cluster_.busy; }
   double sm_rate() const { return cluster_.sm; }
+  double group_alloc_rate(int group) const { return groups_[group].alloc; }
 
  private:
   struct Acc {

@@ -1,0 +1,191 @@
+// Admission through the governance engine: the twin keeps Kueue's pending queues (one heap
+// per ClusterQueue ordered by priority, then queue time), the engine decides quota,
+// borrowing and preemption, and the twin places. See docs/governance.md for the rules.
+#include <climits>
+#include <map>
+#include <set>
+#include <unordered_map>
+#include <unordered_set>
+
+#include <fmt/format.h>
+
+#include "govern/governance_engine.h"
+#include "govern/policy.h"
+#include "twin/admitter.h"
+
+namespace steward::twin {
+namespace {
+
+constexpr const char* kGpu = "nvidia.com/gpu";
+// BestEffortFIFO looks past a head that does not fit; bound the look so a cycle stays
+// O(queues x kMaxAttempts) however long the queues are.
+constexpr int kMaxAttemptsPerQueue = 32;
+
+// Priority when the workload's class is not in the policy: the guide's tiers.
+int32_t DefaultPriority(model::Tier tier) {
+  switch (tier) {
+    case model::Tier::kProduction: return 10000;
+    case model::Tier::kTraining: return 500;
+    case model::Tier::kDev: return 10;
+  }
+  return 0;
+}
+
+class KueueAdmitter final : public Admitter {
+ public:
+  KueueAdmitter(std::unique_ptr<govern::GovernanceEngine> engine)
+      : engine_(std::move(engine)), queues_(engine_->num_cluster_queues()) {}
+
+  std::string_view Name() const override { return "kueue"; }
+
+  void Enqueue(model::WorkloadId id, int team) override {
+    (void)team;
+    pending_enqueue_.push_back(id);
+  }
+
+  void Released(const model::Workload& w, int gpus, bool all) override {
+    used_by_team_[w.team] -= gpus;
+    // Services keep their admitted quota (reserved at max replicas) while they live.
+    if (all && admitted_.erase(w.id)) (void)engine_->Release(w.id);
+  }
+
+  int used_gpus(int team) const override {
+    auto it = used_by_team_.find(team);
+    return it == used_by_team_.end() ? 0 : it->second;
+  }
+
+  void Cycle(AdmissionHost& host) override {
+    DrainEnqueued(host);
+    // Kueue admits workloads that fit in their queue's nominal quota before any that borrow
+    // (scheduler ordering), so a lender's own work comes before a borrower's.
+    for (bool allow_borrow : {false, true}) Pass(host, allow_borrow);
+  }
+
+ private:
+  void Pass(AdmissionHost& host, bool allow_borrow) {
+    for (size_t cq = 0; cq < queues_.size(); ++cq) {
+      const bool strict = engine_->queueing_strategy(static_cast<int>(cq)) ==
+                          govern::QueueingStrategy::kStrictFIFO;
+      auto& q = queues_[cq];
+      int attempts = 0;
+      for (auto it = q.begin(); it != q.end() && attempts < kMaxAttemptsPerQueue; ++attempts) {
+        const model::WorkloadId id = it->id;
+        if (TryOne(host, id, allow_borrow)) {
+          it = q.erase(it);
+          queued_.erase(id);
+          continue;
+        }
+        if (strict) break;
+        ++it;
+      }
+    }
+  }
+
+  struct Entry {
+    int32_t priority;
+    int64_t queued_at;
+    model::WorkloadId id;
+    bool operator<(const Entry& o) const {
+      if (priority != o.priority) return priority > o.priority;
+      if (queued_at != o.queued_at) return queued_at < o.queued_at;
+      return id < o.id;
+    }
+  };
+
+  govern::WorkloadRequest Request(const AdmissionHost& host, model::WorkloadId id) const {
+    const model::Workload& w = host.workload(id);
+    govern::WorkloadRequest r;
+    r.id = id;
+    r.name = w.name;
+    r.namespace_name = w.namespace_name;
+    r.local_queue = w.queue;
+    r.priority_class = w.priority_class;
+    r.tier = w.tier;
+    if (!engine_->policy().FindPriorityClass(w.priority_class)) r.priority = DefaultPriority(w.tier);
+    for (const auto& ps : w.pod_sets) {
+      govern::PodSetRequest p;
+      p.name = ps.name;
+      // A service is admitted once at its peak size; replicas then follow demand inside it.
+      p.count = w.kind == model::WorkloadKind::kInference ? w.max_replicas : ps.count;
+      p.requests.push_back({kGpu, ps.gpus_per_pod});
+      r.pod_sets.push_back(std::move(p));
+    }
+    r.queue_timestamp = w.submit_time;
+    r.checkpoint_interval = w.checkpoint_interval;
+    r.restore_time = w.restore_time;
+    return r;
+  }
+
+  // Moves newly pending workloads into their ClusterQueue's heap (or marks them
+  // misconfigured when their LocalQueue does not resolve).
+  void DrainEnqueued(AdmissionHost& host) {
+    for (model::WorkloadId id : pending_enqueue_) {
+      if (queued_.count(id)) continue;
+      if (admitted_.count(id)) {
+        // A service scaling up: its quota is held; it only needs placement.
+        bool done = false;
+        used_by_team_[host.workload(id).team] += host.TryPlace(id, INT_MAX, &done);
+        if (!done) retry_placement_.insert(id);
+        continue;
+      }
+      const govern::WorkloadRequest req = Request(host, id);
+      Result<int> cq = engine_->ResolveClusterQueue(req);
+      if (!cq.ok()) {
+        host.SetPendingReason(id, "misconfigured_queue", cq.status().message());
+        continue;
+      }
+      queues_[*cq].insert(Entry{engine_->ResolvePriority(req), host.workload(id).submit_time.micros(), id});
+      queued_.insert(id);
+    }
+    pending_enqueue_.clear();
+    for (auto it = retry_placement_.begin(); it != retry_placement_.end();) {
+      bool done = false;
+      used_by_team_[host.workload(*it).team] += host.TryPlace(*it, INT_MAX, &done);
+      it = done ? retry_placement_.erase(it) : std::next(it);
+    }
+  }
+
+  // One admission attempt; true when the workload left the queue (admitted and placed).
+  bool TryOne(AdmissionHost& host, model::WorkloadId id, bool allow_borrow) {
+    const govern::WorkloadRequest req = Request(host, id);
+    govern::Decision d = engine_->TryAdmit(req, host.Now());
+    if (!allow_borrow && d.borrows) return false;  // Second pass.
+    if (d.mode == govern::AdmissionMode::kNeedsPreemption) {
+      // Evict the victims (each loses its work since its last checkpoint), then retry.
+      for (const auto& v : d.victims) host.Preempt(static_cast<model::WorkloadId>(v.workload_id), id);
+      d = engine_->TryAdmit(req, host.Now());
+    }
+    if (d.mode != govern::AdmissionMode::kFit) {
+      host.SetPendingReason(id, govern::PendingReasonName(d.primary_reason()), d.Message());
+      return false;
+    }
+    bool done = false;
+    const int placed = host.TryPlace(id, INT_MAX, &done);
+    if (placed == 0) return false;  // Quota fits, no node does: the host set the reason.
+    if (!engine_->Admit(req, d, host.Now()).ok()) return false;
+    admitted_.insert(id);
+    used_by_team_[host.workload(id).team] += placed;
+    if (!done) retry_placement_.insert(id);
+    return true;
+  }
+
+  std::unique_ptr<govern::GovernanceEngine> engine_;
+  std::vector<std::set<Entry>> queues_;
+  std::vector<model::WorkloadId> pending_enqueue_;
+  std::unordered_set<model::WorkloadId> queued_, admitted_;
+  std::set<model::WorkloadId> retry_placement_;
+  std::unordered_map<int, int> used_by_team_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<Admitter>> NewKueueAdmitter(const govern::Policy& policy,
+                                                   std::string_view victim_ordering) {
+  govern::EngineOptions o;
+  if (!victim_ordering.empty()) o.victim_ordering = std::string(victim_ordering);
+  STEWARD_ASSIGN_OR_RETURN(std::unique_ptr<govern::GovernanceEngine> engine,
+                           govern::GovernanceEngine::Create(policy, o));
+  return std::unique_ptr<Admitter>(new KueueAdmitter(std::move(engine)));
+}
+
+}  // namespace steward::twin

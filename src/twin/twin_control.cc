@@ -1,0 +1,70 @@
+// Live controls of the twin (steward serve): submit a workload, cordon a node, change a quota.
+// Kept apart from twin.cc because they are entry points from outside the event loop, not
+// event handlers; each one changes state at now() and then lets the loop react.
+#include <fmt/format.h>
+
+#include "twin/twin.h"
+
+namespace steward::twin {
+
+Result<model::WorkloadId> Twin::Submit(model::Workload w) {
+  if (w.team < 0 || w.team >= static_cast<int>(scenario_.teams.size()))
+    return Status::InvalidArgument(fmt::format("unknown team index {}", w.team));
+  if (w.pod_sets.empty()) return Status::InvalidArgument("workload has no pod sets");
+  if (w.gpu_model >= static_cast<int>(cluster_.gpu_models().size()))
+    return Status::InvalidArgument(fmt::format("unknown GPU model index {}", w.gpu_model));
+  for (const model::PodSet& ps : w.pod_sets) {
+    if (ps.count < 1) return Status::InvalidArgument("pod set " + ps.name + ": count < 1");
+    if (ps.gpus_per_pod < 1 || ps.gpus_per_pod > state_->max_gpus_per_node())
+      return Status::InvalidArgument(
+          fmt::format("pod set {}: gpus_per_pod {} outside 1..{} (the largest node)", ps.name,
+                      ps.gpus_per_pod, state_->max_gpus_per_node()));
+  }
+  if (w.duration.micros() <= 0) return Status::InvalidArgument("duration must be positive");
+  if (w.kind == model::WorkloadKind::kInference) {
+    // Services scale one pod set between min and max replicas (twin.cc's OnScale).
+    if (w.pod_sets.size() != 1) return Status::InvalidArgument("a service has one pod set");
+    if (w.min_replicas < 1) w.min_replicas = w.pod_sets[0].count;
+    if (w.max_replicas < w.min_replicas) w.max_replicas = w.min_replicas;
+  }
+  if (w.name.empty()) w.name = fmt::format("submitted-{}", runs_.size());
+  if (w.namespace_name.empty()) w.namespace_name = scenario_.teams[w.team].namespace_name;
+  w.id = static_cast<model::WorkloadId>(runs_.size());
+  w.submit_time = now_;
+  WorkloadRun run;
+  run.spec = std::move(w);
+  run.remaining = run.spec.duration;
+  if (run.spec.kind == model::WorkloadKind::kInference) {
+    run.desired_replicas = DesiredReplicas(run.spec, now_);
+    services_.push_back(run.spec.id);
+  }
+  const model::WorkloadId id = run.spec.id;
+  runs_.push_back(std::move(run));
+  ++pending_;
+  MakePending(id);
+  return id;
+}
+
+Status Twin::SetNodeCordoned(model::NodeId n, bool cordoned) {
+  if (n < 0 || n >= static_cast<model::NodeId>(cluster_.nodes().size()))
+    return Status::NotFound(fmt::format("no node with id {}", n));
+  model::Node& node = cluster_.mutable_node(n);
+  node.cordoned = cordoned;
+  // Same rule as ClusterState's constructor: schedulable = not cordoned and the device plugin
+  // advertises GPUs.
+  state_->SetSchedulable(n, !cordoned && node.gpu_allocatable > 0);
+  RequestSchedule();
+  return Status::Ok();
+}
+
+Status Twin::SetTeamQuota(int team, int gpus) {
+  if (team < 0 || team >= static_cast<int>(scenario_.teams.size()))
+    return Status::NotFound(fmt::format("no team with index {}", team));
+  if (gpus < 0) return Status::InvalidArgument(fmt::format("quota {} < 0", gpus));
+  STEWARD_RETURN_IF_ERROR(admitter_->SetQuota(team, gpus));
+  scenario_.teams[team].quota_gpus = gpus;
+  RequestSchedule();
+  return Status::Ok();
+}
+
+}  // namespace steward::twin
