@@ -59,6 +59,11 @@ json AllocationToOpenCostJson(const AllocationRow& row, const Window& step,
   // GPURequestAverage is the pods' request. Usage is SM-active (OpenCost: GR_ENGINE_ACTIVE).
   a["gpuRequestAverage"] = n(per_hour(row.allocated_gpu_hours));
   a["gpuUsageAverage"] = n(per_hour(row.sm_active_gpu_hours));
+  // Newer OpenCost (after 2024-10) moves the two averages into gpuAllocation; emit both
+  // shapes so readers of either version find them.
+  a["gpuAllocation"] = {{"gpuRequestAverage", a["gpuRequestAverage"]},
+                        {"gpuUsageAverage", a["gpuUsageAverage"]},
+                        {"isGPUShared", row.gpu_shared}};
   a["gpuHours"] = n(gpu_hours);
   a["gpuCost"] = n(row.gpu_cost());
   a["gpuCostAdjustment"] = 0;

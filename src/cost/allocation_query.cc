@@ -184,6 +184,7 @@ struct RowBuilder {
   void Merge(const AllocationRow& o, bool o_ns_mixed, bool o_team_mixed) {
     MergeProperties(o.namespace_name, o.team, o.labels, o_ns_mixed, o_team_mixed);
     row.is_idle = o.is_idle;
+    row.gpu_shared = row.gpu_shared || o.gpu_shared;
     AddSpan(o.start, o.end);
     for (const auto& [m, h] : o.gpu_hours_by_model) row.gpu_hours_by_model[m] += h;
     row.allocated_gpu_hours += o.allocated_gpu_hours;
@@ -366,6 +367,7 @@ Result<AllocationResult> QueryAllocations(const Ledger& ledger, const Allocation
         const double price = sw.PriceOf(r.gpu_model);
         const double hours = r.allocated_gpu_hours * f;
         rb.row.gpu_hours_by_model[r.gpu_model] += hours;
+        if (r.gpu_share < 1) rb.row.gpu_shared = true;
         rb.row.allocated_gpu_hours += hours;
         rb.row.busy_gpu_hours += r.busy_gpu_hours * f;
         rb.row.sm_active_gpu_hours += r.sm_active_gpu_hours * f;

@@ -77,7 +77,8 @@ struct AllocationRow {
   std::optional<std::string> team;
   std::map<std::string, std::string> labels;
   std::map<std::string, double> gpu_hours_by_model;  // Allocated GPU-hours per model.
-  double allocated_gpu_hours = 0;                    // Charged hours before shared idle.
+  bool gpu_shared = false;         // Some record holds a fractional GPU (gpu_share < 1).
+  double allocated_gpu_hours = 0;  // Charged hours before shared idle.
   double busy_gpu_hours = 0;
   double sm_active_gpu_hours = 0;
   double gpu_cost_allocated = 0;  // allocated x price.

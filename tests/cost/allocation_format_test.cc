@@ -58,6 +58,9 @@ TEST(AllocationJsonTest, OpenCostEnvelopeAndFields) {
   EXPECT_DOUBLE_EQ(ml["gpuCount"].get<double>(), 7);  // 14 GPU-h over 2 h.
   EXPECT_DOUBLE_EQ(ml["gpuRequestAverage"].get<double>(), 7);
   EXPECT_DOUBLE_EQ(ml["gpuUsageAverage"].get<double>(), 4.25);  // 8.5 SM-active GPU-h / 2 h.
+  EXPECT_DOUBLE_EQ(ml["gpuAllocation"]["gpuUsageAverage"].get<double>(), 4.25);
+  EXPECT_EQ(ml["gpuAllocation"]["isGPUShared"], false);
+  EXPECT_EQ(set["web"]["gpuAllocation"]["isGPUShared"], true);  // The MIG slice.
   EXPECT_DOUBLE_EQ(ml["gpuCost"].get<double>(), 25);
   EXPECT_DOUBLE_EQ(ml["totalCost"].get<double>(), 25);
   EXPECT_DOUBLE_EQ(ml["gpuEfficiency"].get<double>(), 0.60714);  // 8.5 / 14.
