@@ -90,7 +90,8 @@ Incident& IncidentGrouper::Create(IncidentScope scope, const GroupedFault& f,
       inc.subject = "leaf-" + std::to_string(f.leaf);
       break;
   }
-  inc.nodes.push_back(f.node);
+  // A group's members come from the window it absorbs (the caller then joins `f`).
+  if (scope == IncidentScope::kNode) inc.nodes.push_back(f.node);
   changed->push_back(inc.id);
   return incidents_.emplace(inc.id, std::move(inc)).first->second;
 }
@@ -152,6 +153,7 @@ IncidentGrouper::Outcome IncidentGrouper::Add(GroupedFault f) {
         static_cast<int>(racks.size()) >= options_.leaf_min_racks) {
       Incident& g = Create(IncidentScope::kLeaf, f, &out.changed);
       Absorb(g, leaf_q, &out.changed);
+      Join(g, f);  // After the window: members stay in order of first fault.
       group_[leaf_key] = g.id;
       return finish(g.id);
     }
@@ -169,6 +171,7 @@ IncidentGrouper::Outcome IncidentGrouper::Add(GroupedFault f) {
     if (static_cast<int>(nodes.size()) >= options_.rack_min_nodes) {
       Incident& g = Create(IncidentScope::kRack, f, &out.changed);
       Absorb(g, rack_q, &out.changed);
+      Join(g, f);  // After the window: members stay in order of first fault.
       group_[rack_key] = g.id;
       return finish(g.id);
     }
