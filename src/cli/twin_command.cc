@@ -9,6 +9,8 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cost/ledger.h"
+#include "cost/window.h"
 #include "twin/scenario.h"
 #include "twin/twin.h"
 
@@ -24,7 +26,50 @@ struct RunArgs {
   bool quiet = false;
   std::string html;
   std::vector<std::string> policy;
+  std::string ledger;
+  double ledger_window_minutes = 60;
 };
+
+// Writes the twin's per-workload usage windows into the SQLite showback ledger that
+// `steward cost report` reads. Capacity per window is every GPU of each model (the twin has
+// no out-of-service GPUs yet).
+Status AttachLedger(const RunArgs& a, const twin::Scenario& scenario, twin::TwinOptions* options,
+                    std::shared_ptr<Status> status) {
+  STEWARD_ASSIGN_OR_RETURN(std::unique_ptr<cost::Ledger> opened, cost::Ledger::Open(a.ledger));
+  std::shared_ptr<cost::Ledger> ledger(std::move(opened));
+  STEWARD_ASSIGN_OR_RETURN(model::Cluster cluster, twin::BuildCluster(scenario));
+  std::map<std::string, int> gpus_by_model;
+  for (const auto& g : cluster.gpus()) gpus_by_model[cluster.gpu_models()[g.model].name]++;
+  options->window = SecondsF(a.ledger_window_minutes * 60);
+  options->on_window = [ledger, gpus_by_model, status](SimTime start, SimTime end,
+                                                       const std::vector<twin::UsageRecord>& in) {
+    if (!status->ok()) return;
+    std::vector<cost::AllocationRecord> records;
+    for (const auto& u : in) {
+      cost::AllocationRecord r;
+      r.workload = u.workload;
+      r.team = u.team;
+      r.namespace_name = u.namespace_name;
+      r.labels = {{"team", u.team}, {"kind", u.kind}};
+      r.gpu_model = u.gpu_model;
+      r.allocated_gpu_hours = u.hours.allocated;
+      r.busy_gpu_hours = u.hours.busy;
+      r.sm_active_gpu_hours = u.hours.sm_active;
+      for (auto [cause, h] : {std::pair{"zombie", u.hours.zombie},
+                              std::pair{"over_request", u.hours.over_request},
+                              std::pair{"dataloader_stall", u.hours.data_stall},
+                              std::pair{"startup", u.hours.startup}})
+        if (h > 0) r.waste_gpu_hours_by_cause[cause] = h;
+      records.push_back(std::move(r));
+    }
+    cost::CapacityByModel capacity;
+    const double hours = (end - start).ToHours();
+    for (const auto& [m, n] : gpus_by_model) capacity[m] = n * hours;
+    *status = ledger->WriteWindow(cost::SimWindow(start, end), records, capacity);
+    if (!status->ok()) std::cerr << "steward: ledger: " << status->message() << "\n";
+  };
+  return Status::Ok();
+}
 
 Result<twin::Scenario> LoadOrDefault(const std::string& path) {
   if (path.empty()) return twin::DefaultScenario();
@@ -41,6 +86,14 @@ void RunTwin(const RunArgs& a) {
   options.days = a.days;
   options.seed = a.seed;
   options.policy_files = a.policy;
+  auto ledger_status = std::make_shared<Status>();
+  if (!a.ledger.empty()) {
+    Status s = AttachLedger(a, *scenario, &options, ledger_status);
+    if (!s.ok()) {
+      std::cerr << "steward: " << s.message() << "\n";
+      Fail();
+    }
+  }
   // Progress goes to stderr, one line per simulated day, when it is a terminal (or asked for).
   if (!a.quiet && (a.progress || isatty(STDERR_FILENO))) {
     options.progress = [](SimTime now, SimTime horizon) {
@@ -54,6 +107,7 @@ void RunTwin(const RunArgs& a) {
     Fail();
   }
   const twin::Report report = (*t)->Run();
+  if (!ledger_status->ok()) Fail();
   if (!a.html.empty()) {
     std::ofstream out(a.html, std::ios::binary);
     out << twin::ToHtml(report);
@@ -181,6 +235,11 @@ void RegisterTwinCommands(CLI::App& app) {
                   "Kueue/Volcano YAML file(s) governing admission (ClusterQueues, cohorts, "
                   "priority classes...)")
       ->expected(1, -1);
+  run->add_option("--ledger", args->ledger,
+                  "Write per-workload usage windows into this SQLite showback ledger");
+  run->add_option("--ledger-window", args->ledger_window_minutes,
+                  "Ledger window length in minutes (default 60)")
+      ->check(CLI::PositiveNumber);
   run->add_flag("--progress", args->progress, "Print progress to stderr even when not a terminal");
   run->add_flag("--quiet", args->quiet, "Never print progress");
   run->callback([args] { RunTwin(*args); });

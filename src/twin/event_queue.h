@@ -21,6 +21,7 @@ enum class EventKind : uint8_t {
   kFail,        // A running workload fails (restarts from its last checkpoint).
   kScale,       // Inference services rescale to the diurnal demand.
   kSample,      // Record one point of the report's time series.
+  kWindow,      // Close a usage window (per-workload records for the ledger).
 };
 
 struct Event {

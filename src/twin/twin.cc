@@ -82,12 +82,19 @@ Result<std::unique_ptr<Twin>> Twin::Create(Scenario scenario, const TwinOptions&
     if (next <= t->horizon_) t->events_queue_.Push(next, EventKind::kArrive, static_cast<int32_t>(i));
   }
   t->events_queue_.Push(kSimStart, EventKind::kSample);
+  t->on_window_ = options.on_window;
+  t->window_ = options.window;
+  if (t->on_window_) {
+    if (t->window_.micros() <= 0) return Status::InvalidArgument("usage window must be positive");
+    t->events_queue_.Push(kSimStart + t->window_, EventKind::kWindow);
+  }
   t->events_queue_.Push(kSimStart + Hours(1), EventKind::kScale);
   return t;
 }
 
 Report Twin::Run() {
   RunUntil(horizon_);
+  EmitWindow(now_);  // The last, possibly partial, window.
   return BuildReport();
 }
 
@@ -106,6 +113,7 @@ void Twin::RunUntil(SimTime t) {
       case EventKind::kFail: OnFail(e); break;
       case EventKind::kScale: OnScale(); break;
       case EventKind::kSample: OnSample(); break;
+      case EventKind::kWindow: OnWindow(); break;
     }
     if (progress_ && now_ >= next_progress_) {
       progress_(now_, horizon_);
@@ -149,14 +157,12 @@ void Twin::OnStart(const Event& e) {
   WorkloadRun& run = runs_[e.target];
   if (e.epoch != run.epoch) return;
   const model::Workload& w = run.spec;
-  const UsageRates r = run.idle ? IdleRates(w.usage) : ActiveRates(w.usage);
   if (w.kind == model::WorkloadKind::kInference) {
     for (auto& p : run.pods) {
       if (p.pod_id != e.aux) continue;
       p.running = true;
-      const int g = std::popcount(p.gpus);
-      meter_.Change(now_, Group(w), 0, g * r.busy, g * r.sm);
     }
+    Reaccount(run);
     return;
   }
   int gpus = 0;
@@ -164,7 +170,7 @@ void Twin::OnStart(const Event& e) {
     p.running = true;
     gpus += std::popcount(p.gpus);
   }
-  meter_.Change(now_, Group(w), 0, gpus * r.busy, gpus * r.sm);
+  Reaccount(run);
   run.state = RunState::kRunning;
   ++running_;
   run.started = now_;
@@ -378,24 +384,21 @@ bool Twin::PlacePods(WorkloadRun& run, int pods, int gpus_per_pod) {
     }
     const uint64_t mask = state_->Allocate(n, gpus_per_pod);
     run.pods.push_back(PodAllocation{n, mask, next_pod_id_++, false});
-    meter_.Change(now_, Group(run.spec), gpus_per_pod, 0, 0);
   }
+  Reaccount(run);
   return true;
 }
 
 void Twin::ReleasePods(WorkloadRun& run, size_t from, bool rollback) {
   const model::Workload& w = run.spec;
-  const UsageRates r = run.idle ? IdleRates(w.usage) : ActiveRates(w.usage);
   int released = 0;
   for (size_t i = from; i < run.pods.size(); ++i) {
     const PodAllocation& p = run.pods[i];
-    const int g = std::popcount(p.gpus);
     state_->Release(p.node, p.gpus);
-    if (p.running) meter_.Change(now_, Group(w), -g, -g * r.busy, -g * r.sm);
-    else meter_.Change(now_, Group(w), -g, 0, 0);
-    released += g;
+    released += std::popcount(p.gpus);
   }
   run.pods.resize(from);
+  Reaccount(run);
   if (released > 0 && !rollback) {
     admitter_->Released(w, released, run.pods.empty());
     RequestSchedule();
@@ -403,14 +406,84 @@ void Twin::ReleasePods(WorkloadRun& run, size_t from, bool rollback) {
 }
 
 void Twin::SetRates(WorkloadRun& run, bool active, bool /*running*/) {
-  const model::Workload& w = run.spec;
-  const UsageRates before = run.idle ? IdleRates(w.usage) : ActiveRates(w.usage);
   run.idle = !active;
-  const UsageRates after = run.idle ? IdleRates(w.usage) : ActiveRates(w.usage);
-  int gpus = 0;
-  for (const auto& p : run.pods)
-    if (p.running) gpus += std::popcount(p.gpus);
-  meter_.Change(now_, Group(w), 0, gpus * (after.busy - before.busy), gpus * (after.sm - before.sm));
+  Reaccount(run);
+}
+
+void WorkloadUsage::Add(const WorkloadUsage& r, double h) {
+  allocated += r.allocated * h;
+  busy += r.busy * h;
+  sm_active += r.sm_active * h;
+  zombie += r.zombie * h;
+  over_request += r.over_request * h;
+  data_stall += r.data_stall * h;
+  startup += r.startup * h;
+}
+
+void Twin::Reaccount(WorkloadRun& run) {
+  const model::Workload& w = run.spec;
+  int running = 0, starting = 0;
+  for (const auto& p : run.pods) (p.running ? running : starting) += std::popcount(p.gpus);
+  const UsageRates r = run.idle ? IdleRates(w.usage) : ActiveRates(w.usage);
+  WorkloadUsage next;
+  next.allocated = running + starting;
+  next.busy = running * r.busy;
+  next.sm_active = running * r.sm;
+  next.startup = starting;
+  if (run.idle) {
+    next.zombie = running;
+  } else {
+    const double used = w.usage.used_gpu_fraction;
+    next.over_request = running * (1 - used);
+    if (w.usage.stall_period.micros() > 0) next.data_stall = running * used * w.usage.stall_fraction;
+  }
+  meter_.Change(now_, Group(w), next.allocated - run.rate.allocated, next.busy - run.rate.busy,
+                next.sm_active - run.rate.sm_active);
+  if (on_window_) {
+    run.window_total.Add(run.rate, (now_ - run.acc_since).ToHours());
+    run.acc_since = now_;
+    if (!run.in_window && next.allocated > 0) {
+      run.in_window = true;
+      window_runs_.push_back(w.id);
+    }
+  }
+  run.rate = next;
+}
+
+void Twin::OnWindow() {
+  EmitWindow(now_);
+  if (now_ + window_ <= horizon_) events_queue_.Push(now_ + window_, EventKind::kWindow);
+}
+
+void Twin::EmitWindow(SimTime end) {
+  if (!on_window_ || end <= window_start_) return;
+  std::vector<UsageRecord> records;
+  std::vector<model::WorkloadId> still;
+  for (model::WorkloadId id : window_runs_) {
+    WorkloadRun& run = runs_[id];
+    run.window_total.Add(run.rate, (end - run.acc_since).ToHours());
+    run.acc_since = end;
+    if (run.window_total.allocated > 0) {
+      UsageRecord rec;
+      rec.workload = run.spec.namespace_name + "/" + run.spec.name;
+      rec.team = scenario_.teams[run.spec.team].name;
+      rec.namespace_name = run.spec.namespace_name;
+      rec.kind = std::string(model::KindName(run.spec.kind));
+      // A workload without a model constraint runs where it landed; pools are homogeneous.
+      const int model = run.spec.gpu_model >= 0 ? run.spec.gpu_model
+                        : run.pods.empty()       ? 0
+                                                 : cluster_.node(run.pods[0].node).model;
+      rec.gpu_model = cluster_.gpu_models()[model].name;
+      rec.hours = run.window_total;
+      records.push_back(std::move(rec));
+    }
+    run.window_total = WorkloadUsage{};
+    run.in_window = run.rate.allocated > 0;
+    if (run.in_window) still.push_back(id);
+  }
+  window_runs_ = std::move(still);
+  on_window_(window_start_, end, records);
+  window_start_ = end;
 }
 
 int Twin::DesiredReplicas(const model::Workload& w, SimTime t) const {

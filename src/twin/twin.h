@@ -29,6 +29,32 @@
 
 namespace steward::twin {
 
+
+enum class RunState : uint8_t { kPending, kStarting, kRunning, kDone };
+
+// GPU-equivalents a workload holds right now (rates), or GPU-hours over a window (totals),
+// split by what the GPUs are doing. The waste causes are the twin's ground truth.
+struct WorkloadUsage {
+  double allocated = 0;
+  double busy = 0;
+  double sm_active = 0;
+  double zombie = 0;        // Held through an idle (notebook) phase.
+  double over_request = 0;  // Requested but never driven.
+  double data_stall = 0;    // Driven GPUs waiting on the data loader.
+  double startup = 0;       // Allocated while the pod starts.
+  void Add(const WorkloadUsage& rate, double hours);
+};
+
+// One workload's usage in one closed window, for showback ledgers.
+struct UsageRecord {
+  std::string workload;
+  std::string team;
+  std::string namespace_name;
+  std::string kind;
+  std::string gpu_model;  // "" when the workload may run on any model.
+  WorkloadUsage hours;
+};
+
 struct TwinOptions {
   // Overrides of the scenario (negative / zero = keep the scenario's).
   double days = 0;
@@ -36,11 +62,13 @@ struct TwinOptions {
   // Kueue/Volcano policy files; non-empty selects the "kueue" admitter (overrides the
   // scenario's policies.governance).
   std::vector<std::string> policy_files;
+  // Per-workload usage windows (e.g. for `--ledger`): called at every window end and at the
+  // end of the run with the workloads that held GPUs in [start, end).
+  SimDuration window = Hours(1);
+  std::function<void(SimTime start, SimTime end, const std::vector<UsageRecord>&)> on_window;
   // Called about once per simulated day with (now, horizon); for progress on stderr.
   std::function<void(SimTime, SimTime)> progress;
 };
-
-enum class RunState : uint8_t { kPending, kStarting, kRunning, kDone };
 
 struct PodAllocation {
   model::NodeId node = model::kNoNode;
@@ -65,6 +93,10 @@ struct WorkloadRun {
   int desired_replicas = 0;   // Services.
   std::vector<PodAllocation> pods;
   int interruptions = 0;
+  WorkloadUsage rate;          // What it holds now.
+  WorkloadUsage window_total;  // GPU-hours since the current window opened (or acc_since).
+  SimTime acc_since;
+  bool in_window = false;
 };
 
 class Twin : private AdmissionHost {
@@ -111,6 +143,7 @@ class Twin : private AdmissionHost {
   void OnFail(const Event& e);
   void OnScale();
   void OnSample();
+  void OnWindow();
 
   // AdmissionHost.
   const model::Workload& workload(model::WorkloadId id) const override { return runs_[id].spec; }
@@ -133,6 +166,10 @@ class Twin : private AdmissionHost {
   // tell the admitter, which never counted those GPUs.
   void ReleasePods(WorkloadRun& run, size_t from, bool rollback = false);
   void SetRates(WorkloadRun& run, bool active, bool running);
+  // Recomputes what `run` holds from its pods and phase, and moves the meters by the change.
+  // Every change of a workload's pods, state or phase ends with this one call.
+  void Reaccount(WorkloadRun& run);
+  void EmitWindow(SimTime end);
   int RunningPods(const WorkloadRun& run) const;
   int DesiredReplicas(const model::Workload& w, SimTime t) const;
   void RecordWait(const WorkloadRun& run);
@@ -171,6 +208,10 @@ class Twin : private AdmissionHost {
   std::vector<TenantAlert> alerts_;  // Indexed by team; team "" = never alerted.
   std::vector<TimePoint> series_;
   std::function<void(SimTime, SimTime)> progress_;
+  std::function<void(SimTime, SimTime, const std::vector<UsageRecord>&)> on_window_;
+  SimDuration window_;
+  SimTime window_start_;
+  std::vector<model::WorkloadId> window_runs_;  // Runs that held GPUs in the open window.
   SimTime next_progress_;
 };
 

@@ -157,3 +157,38 @@ TEST(TwinTest, DefaultScenarioLandsInTheGuidesRange) {
 
 }  // namespace
 }  // namespace steward::twin
+
+namespace steward::twin {
+namespace {
+
+TEST(TwinWindowsTest, PerWorkloadWindowsAddUpToTheReport) {
+  TwinOptions o;
+  o.days = 1;
+  o.window = Minutes(45);  // Does not divide the day: the last window is partial.
+  double alloc = 0, sm = 0, zombie = 0;
+  int windows = 0;
+  SimTime last_end;
+  o.on_window = [&](SimTime start, SimTime end, const std::vector<UsageRecord>& records) {
+    EXPECT_EQ(start, last_end);  // Windows tile the run.
+    last_end = end;
+    ++windows;
+    for (const auto& r : records) {
+      alloc += r.hours.allocated;
+      sm += r.hours.sm_active;
+      zombie += r.hours.zombie;
+      EXPECT_LE(r.hours.sm_active, r.hours.busy + 1e-9);
+      EXPECT_LE(r.hours.busy, r.hours.allocated + 1e-9);
+    }
+  };
+  auto t = Twin::Create(DefaultScenario(), o);
+  ASSERT_TRUE(t.ok());
+  Report r = (*t)->Run();
+  EXPECT_EQ(windows, 32);  // 24 h / 45 min = 32 windows exactly.
+  EXPECT_EQ(last_end, kSimStart + Days(1));
+  EXPECT_NEAR(alloc, r.allocated_gpu_hours, 1e-6 * r.allocated_gpu_hours);
+  EXPECT_NEAR(sm, r.sm_active_gpu_hours, 1e-6 * r.sm_active_gpu_hours);
+  EXPECT_GT(zombie, 0);  // Notebooks idle while holding GPUs.
+}
+
+}  // namespace
+}  // namespace steward::twin
