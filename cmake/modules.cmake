@@ -40,6 +40,7 @@ std::string_view BuiltinXidCatalogCsv() {
 " @ONLY)
 target_sources(steward_health PRIVATE ${CMAKE_BINARY_DIR}/generated/xid_catalog_data.cc)
 steward_module(cost DEPS model)
+steward_module(diagnose DEPS twin cost model)
 # /allocation is served with Debian's cpp-httplib shared library (src/cost/internal/httplib.h).
 target_link_libraries(steward_cost PUBLIC cpp-httplib)
-set(STEWARD_CLI_DEPS twin place govern telemetry health cost model)
+set(STEWARD_CLI_DEPS diagnose twin place govern telemetry health cost model)

@@ -12,6 +12,7 @@ inline constexpr int kExitFailure = 1;
 [[noreturn]] inline void Fail(int code = kExitFailure) { throw CLI::RuntimeError(code); }
 
 void RegisterTwinCommands(CLI::App& app);
+void RegisterDiagnoseCommands(CLI::App& app);
 void RegisterCostCommands(CLI::App& app);
 void RegisterMetricsCommands(CLI::App& app);
 void RegisterHealthCommands(CLI::App& app);

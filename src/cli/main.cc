@@ -10,6 +10,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_help_all_flag("--help-all", "Print help for every command and flag");
   steward::cli::RegisterTwinCommands(app);
+  steward::cli::RegisterDiagnoseCommands(app);
   steward::cli::RegisterCostCommands(app);
   steward::cli::RegisterMetricsCommands(app);
   steward::cli::RegisterHealthCommands(app);
