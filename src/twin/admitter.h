@@ -78,7 +78,10 @@ namespace steward::twin {
 // "kueue": the governance engine (src/govern/) under a Kueue/Volcano policy: ClusterQueues
 // with cohorts, borrowing and lending limits, priority tiers, gang admission and
 // checkpoint-aware preemption. `victim_ordering` names a govern victim ordering.
-Result<std::unique_ptr<Admitter>> NewKueueAdmitter(const govern::Policy& policy,
-                                                   std::string_view victim_ordering);
+// `cluster_gpus` sizes the shared pool Volcano queues borrow from (govern's
+// SetVolcanoClusterCapacity); Kueue-only policies ignore it.
+Result<std::unique_ptr<Admitter>> NewKueueAdmitter(govern::Policy policy,
+                                                   std::string_view victim_ordering,
+                                                   int cluster_gpus);
 
 }  // namespace steward::twin

@@ -1,16 +1,18 @@
 // Admission through the governance engine: the twin keeps Kueue's pending queues (one heap
 // per ClusterQueue ordered by priority, then queue time), the engine decides quota,
 // borrowing and preemption, and the twin places. See docs/governance.md for the rules.
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <climits>
 #include <map>
 #include <set>
 #include <unordered_map>
 #include <unordered_set>
 
-#include <fmt/format.h>
-
 #include "govern/governance_engine.h"
 #include "govern/policy.h"
+#include "govern/policy_io.h"
 #include "twin/admitter.h"
 
 namespace steward::twin {
@@ -24,9 +26,12 @@ constexpr int kMaxAttemptsPerQueue = 32;
 // Priority when the workload's class is not in the policy: the guide's tiers.
 int32_t DefaultPriority(model::Tier tier) {
   switch (tier) {
-    case model::Tier::kProduction: return 10000;
-    case model::Tier::kTraining: return 500;
-    case model::Tier::kDev: return 10;
+    case model::Tier::kProduction:
+      return 10000;
+    case model::Tier::kTraining:
+      return 500;
+    case model::Tier::kDev:
+      return 10;
   }
   return 0;
 }
@@ -64,8 +69,8 @@ class KueueAdmitter final : public Admitter {
  private:
   void Pass(AdmissionHost& host, bool allow_borrow) {
     for (size_t cq = 0; cq < queues_.size(); ++cq) {
-      const bool strict = engine_->queueing_strategy(static_cast<int>(cq)) ==
-                          govern::QueueingStrategy::kStrictFIFO;
+      const bool strict =
+          engine_->queueing_strategy(static_cast<int>(cq)) == govern::QueueingStrategy::kStrictFIFO;
       auto& q = queues_[cq];
       int attempts = 0;
       for (auto it = q.begin(); it != q.end() && attempts < kMaxAttemptsPerQueue; ++attempts) {
@@ -101,7 +106,8 @@ class KueueAdmitter final : public Admitter {
     r.local_queue = w.queue;
     r.priority_class = w.priority_class;
     r.tier = w.tier;
-    if (!engine_->policy().FindPriorityClass(w.priority_class)) r.priority = DefaultPriority(w.tier);
+    if (!engine_->policy().FindPriorityClass(w.priority_class))
+      r.priority = DefaultPriority(w.tier);
     for (const auto& ps : w.pod_sets) {
       govern::PodSetRequest p;
       p.name = ps.name;
@@ -111,6 +117,9 @@ class KueueAdmitter final : public Admitter {
       r.pod_sets.push_back(std::move(p));
     }
     r.queue_timestamp = w.submit_time;
+    // Volcano has no LocalQueues: a workload names its Queue (PodGroup spec.queue) directly.
+    if (!engine_->ResolveClusterQueue(r).ok() && engine_->FindClusterQueue(w.queue) >= 0)
+      r.cluster_queue = w.queue;
     r.checkpoint_interval = w.checkpoint_interval;
     r.restore_time = w.restore_time;
     return r;
@@ -134,7 +143,8 @@ class KueueAdmitter final : public Admitter {
         host.SetPendingReason(id, "misconfigured_queue", cq.status().message());
         continue;
       }
-      queues_[*cq].insert(Entry{engine_->ResolvePriority(req), host.workload(id).submit_time.micros(), id});
+      queues_[*cq].insert(
+          Entry{engine_->ResolvePriority(req), host.workload(id).submit_time.micros(), id});
       queued_.insert(id);
     }
     pending_enqueue_.clear();
@@ -152,7 +162,8 @@ class KueueAdmitter final : public Admitter {
     if (!allow_borrow && d.borrows) return false;  // Second pass.
     if (d.mode == govern::AdmissionMode::kNeedsPreemption) {
       // Evict the victims (each loses its work since its last checkpoint), then retry.
-      for (const auto& v : d.victims) host.Preempt(static_cast<model::WorkloadId>(v.workload_id), id);
+      for (const auto& v : d.victims)
+        host.Preempt(static_cast<model::WorkloadId>(v.workload_id), id);
       d = engine_->TryAdmit(req, host.Now());
     }
     if (d.mode != govern::AdmissionMode::kFit) {
@@ -179,8 +190,15 @@ class KueueAdmitter final : public Admitter {
 
 }  // namespace
 
-Result<std::unique_ptr<Admitter>> NewKueueAdmitter(const govern::Policy& policy,
-                                                   std::string_view victim_ordering) {
+Result<std::unique_ptr<Admitter>> NewKueueAdmitter(govern::Policy policy,
+                                                   std::string_view victim_ordering,
+                                                   int cluster_gpus) {
+  // Imported Volcano queues share one cohort; its idle capacity is the cluster's, known here.
+  const bool volcano =
+      std::any_of(policy.cluster_queues.begin(), policy.cluster_queues.end(),
+                  [](const auto& cq) { return cq.cohort == govern::kVolcanoCohort; });
+  if (volcano)
+    govern::SetVolcanoClusterCapacity(&policy, {{kGpu, cluster_gpus, std::nullopt, std::nullopt}});
   govern::EngineOptions o;
   if (!victim_ordering.empty()) o.victim_ordering = std::string(victim_ordering);
   STEWARD_ASSIGN_OR_RETURN(std::unique_ptr<govern::GovernanceEngine> engine,

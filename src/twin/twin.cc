@@ -1,10 +1,10 @@
 #include "twin/twin.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <bit>
 #include <cmath>
-
-#include <fmt/format.h>
 
 #include "govern/policy_io.h"
 #include "twin/trace.h"
@@ -16,7 +16,9 @@ using model::UsageRates;
 constexpr double kPi = 3.141592653589793;
 
 // Meter groups are (team, kind) pairs so the report can total either way.
-int Group(const model::Workload& w) { return w.team * model::kNumWorkloadKinds + static_cast<int>(w.kind); }
+int Group(const model::Workload& w) {
+  return w.team * model::kNumWorkloadKinds + static_cast<int>(w.kind);
+}
 
 uint64_t MixSeed(uint64_t seed, uint64_t salt) {
   uint64_t z = seed + 0x9e3779b97f4a7c15ULL * (salt + 1);
@@ -58,9 +60,12 @@ Result<std::unique_ptr<Twin>> Twin::Create(Scenario scenario, const TwinOptions&
     for (const auto& g : s.policies.governance) policy_files.push_back(g.string());
   if (!policy_files.empty()) {
     STEWARD_ASSIGN_OR_RETURN(govern::Policy policy, govern::ImportPolicyFiles(policy_files));
-    STEWARD_ASSIGN_OR_RETURN(t->admitter_, NewKueueAdmitter(policy, s.policies.victim_ordering));
+    STEWARD_ASSIGN_OR_RETURN(
+        t->admitter_,
+        NewKueueAdmitter(std::move(policy), s.policies.victim_ordering, t->cluster_.total_gpus()));
   } else if (s.policies.admission == "kueue") {
-    return Status::InvalidArgument(s.source + ": policies.admission 'kueue' needs policies.governance "
+    return Status::InvalidArgument(s.source +
+                                   ": policies.admission 'kueue' needs policies.governance "
                                    "files or --policy");
   } else {
     STEWARD_ASSIGN_OR_RETURN(t->admitter_, NewAdmitter(s.policies.admission, quota));
@@ -79,7 +84,8 @@ Result<std::unique_ptr<Twin>> Twin::Create(Scenario scenario, const TwinOptions&
   }
   for (size_t i = 0; i < t->sources_.size(); ++i) {
     const SimTime next = t->sources_[i]->NextTime();
-    if (next <= t->horizon_) t->events_queue_.Push(next, EventKind::kArrive, static_cast<int32_t>(i));
+    if (next <= t->horizon_)
+      t->events_queue_.Push(next, EventKind::kArrive, static_cast<int32_t>(i));
   }
   t->events_queue_.Push(kSimStart, EventKind::kSample);
   t->on_window_ = options.on_window;
@@ -105,15 +111,33 @@ void Twin::RunUntil(SimTime t) {
     now_ = e.time;
     ++events_;
     switch (e.kind) {
-      case EventKind::kArrive: OnArrive(e); break;
-      case EventKind::kSchedule: OnSchedule(); break;
-      case EventKind::kStart: OnStart(e); break;
-      case EventKind::kPhase: OnPhase(e); break;
-      case EventKind::kFinish: OnFinish(e); break;
-      case EventKind::kFail: OnFail(e); break;
-      case EventKind::kScale: OnScale(); break;
-      case EventKind::kSample: OnSample(); break;
-      case EventKind::kWindow: OnWindow(); break;
+      case EventKind::kArrive:
+        OnArrive(e);
+        break;
+      case EventKind::kSchedule:
+        OnSchedule();
+        break;
+      case EventKind::kStart:
+        OnStart(e);
+        break;
+      case EventKind::kPhase:
+        OnPhase(e);
+        break;
+      case EventKind::kFinish:
+        OnFinish(e);
+        break;
+      case EventKind::kFail:
+        OnFail(e);
+        break;
+      case EventKind::kScale:
+        OnScale();
+        break;
+      case EventKind::kSample:
+        OnSample();
+        break;
+      case EventKind::kWindow:
+        OnWindow();
+        break;
     }
     if (progress_ && now_ >= next_progress_) {
       progress_(now_, horizon_);
@@ -176,7 +200,8 @@ void Twin::OnStart(const Event& e) {
   run.started = now_;
   if (run.first_started.is_never()) run.first_started = now_;
   events_queue_.Push(now_ + run.remaining, EventKind::kFinish, e.target, run.epoch);
-  if (!run.idle && !w.usage.active_duration.is_infinite() && w.usage.active_duration < run.remaining)
+  if (!run.idle && !w.usage.active_duration.is_infinite() &&
+      w.usage.active_duration < run.remaining)
     events_queue_.Push(now_ + w.usage.active_duration, EventKind::kPhase, e.target, run.epoch);
   const double rate = scenario_.failures.training_interruptions_per_gpu_hour * gpus;
   if (w.kind == model::WorkloadKind::kTraining && rate > 0) {
@@ -435,7 +460,8 @@ void Twin::Reaccount(WorkloadRun& run) {
   } else {
     const double used = w.usage.used_gpu_fraction;
     next.over_request = running * (1 - used);
-    if (w.usage.stall_period.micros() > 0) next.data_stall = running * used * w.usage.stall_fraction;
+    if (w.usage.stall_period.micros() > 0)
+      next.data_stall = running * used * w.usage.stall_fraction;
   }
   meter_.Change(now_, Group(w), next.allocated - run.rate.allocated, next.busy - run.rate.busy,
                 next.sm_active - run.rate.sm_active);
@@ -471,8 +497,8 @@ void Twin::EmitWindow(SimTime end) {
       rec.kind = std::string(model::KindName(run.spec.kind));
       // A workload without a model constraint runs where it landed; pools are homogeneous.
       const int model = run.spec.gpu_model >= 0 ? run.spec.gpu_model
-                        : run.pods.empty()       ? 0
-                                                 : cluster_.node(run.pods[0].node).model;
+                        : run.pods.empty()      ? 0
+                                                : cluster_.node(run.pods[0].node).model;
       rec.gpu_model = cluster_.gpu_models()[model].name;
       rec.hours = run.window_total;
       records.push_back(std::move(rec));
@@ -490,8 +516,7 @@ int Twin::DesiredReplicas(const model::Workload& w, SimTime t) const {
   // Demand follows the day: a cosine peaking at peak_hour, trough twelve hours later.
   const double h = std::fmod(t.ToHours(), 24.0);
   const double level = 0.5 + 0.5 * std::cos(2 * kPi * (h - w.peak_hour) / 24);
-  return w.min_replicas +
-         static_cast<int>(std::lround(level * (w.max_replicas - w.min_replicas)));
+  return w.min_replicas + static_cast<int>(std::lround(level * (w.max_replicas - w.min_replicas)));
 }
 
 void Twin::RecordWait(const WorkloadRun& run) {
@@ -504,10 +529,11 @@ void Twin::SetNoFitReason(WorkloadRun& run, int gpus_needed) {
   const int free = state_->free_gpus(run.spec.gpu_model);
   run.reason = PendingReasonName(free >= gpus_needed ? PendingReason::kFragmentation
                                                      : PendingReason::kInsufficientCapacity);
-  run.reason_detail = fmt::format("needs {} GPUs ({} per pod); {} free on schedulable nodes, "
-                                  "largest free block {}",
-                                  gpus_needed, run.spec.pod_sets[0].gpus_per_pod, free,
-                                  state_->largest_free_block(run.spec.gpu_model));
+  run.reason_detail = fmt::format(
+      "needs {} GPUs ({} per pod); {} free on schedulable nodes, "
+      "largest free block {}",
+      gpus_needed, run.spec.pod_sets[0].gpus_per_pod, free,
+      state_->largest_free_block(run.spec.gpu_model));
 }
 
 // ---- Report ----------------------------------------------------------------------------

@@ -7,7 +7,9 @@
 namespace steward::twin {
 namespace {
 
-std::string Example(const std::string& f) { return std::string(STEWARD_SOURCE_DIR) + "/examples/" + f; }
+std::string Example(const std::string& f) {
+  return std::string(STEWARD_SOURCE_DIR) + "/examples/" + f;
+}
 
 Report RunCase2(const std::string& policy) {
   Result<Scenario> s = LoadScenario(Example("case2/scenario.yaml"));
@@ -45,15 +47,41 @@ TEST(KueueAdmitterTest, Case2WithLimitsTeamBIsAdmittedAndTeamALosesOnlyCheckpoin
 
 TEST(KueueAdmitterTest, MissingLocalQueueIsAPendingReason) {
   const std::string policy = std::string(STEWARD_SOURCE_DIR) + "/examples/case2/with-limits.yaml";
-  Scenario s = testing::MustParse(testing::SmallScenarioYaml(
-      2, "stranger:16",
-      "generators:\n  - {name: j, team: stranger, kind: batch, arrival: {process: once, count: 1}}\n"));
+  Scenario s = testing::MustParse(
+      testing::SmallScenarioYaml(2, "stranger:16",
+                                 "generators:\n  - {name: j, team: stranger, kind: batch, arrival: "
+                                 "{process: once, count: 1}}\n"));
   TwinOptions o;
   o.policy_files = {policy};
   auto t = Twin::Create(s, o);
   ASSERT_TRUE(t.ok()) << t.status().message();
   Report r = (*t)->Run();
   EXPECT_EQ(r.pending_by_reason.at("misconfigured_queue"), 1);
+}
+
+TEST(KueueAdmitterTest, VolcanoQueuesDriveTheTwin) {
+  // examples/volcano/queues.yaml: queues training (deserved 64, capability 96), serving
+  // (deserved 48) and research (capability 32). Workloads name their Queue directly.
+  Scenario s = testing::MustParse(testing::SmallScenarioYaml(
+      32, "training:0,research:0",
+      "generators:\n"
+      "  - {name: t, team: training, kind: training, arrival: {process: once, count: 20},\n"
+      "     pods: 1, gpus_per_pod: 8, duration_hours: 10, checkpoint_interval_minutes: 30}\n"
+      "  - {name: r, team: research, kind: batch, arrival: {process: once, count: 10},\n"
+      "     gpus_per_pod: 8, duration_hours: 10}\n"));
+  TwinOptions o;
+  o.policy_files = {std::string(STEWARD_SOURCE_DIR) + "/examples/volcano/queues.yaml"};
+  auto t = Twin::Create(s, o);
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  (*t)->RunUntil(kSimStart + Hours(1));
+  int training = 0, research = 0;
+  for (const auto& run : (*t)->runs()) {
+    if (run.state == RunState::kPending) continue;
+    (run.spec.team == 0 ? training : research) += run.spec.TotalGpus();
+  }
+  // Capability caps each queue: training at 96 GPUs (12 jobs), research at 32 (4 jobs).
+  EXPECT_EQ(training, 96);
+  EXPECT_EQ(research, 32);
 }
 
 }  // namespace

@@ -46,10 +46,10 @@ TEST(TwinControlTest, SubmittedJobRunsAndFinishes) {
 
 TEST(TwinControlTest, SubmitRejectsBadWorkloads) {
   auto t = MakeTwin(2, "a:16");
-  EXPECT_FALSE(t->Submit(Job(3, 1, 8, 1)).ok());   // No team 3.
-  EXPECT_FALSE(t->Submit(Job(0, 1, 9, 1)).ok());   // No node has 9 GPUs.
-  EXPECT_FALSE(t->Submit(Job(0, 0, 1, 1)).ok());   // No pods.
-  EXPECT_FALSE(t->Submit(Job(0, 1, 1, 0)).ok());   // No duration.
+  EXPECT_FALSE(t->Submit(Job(3, 1, 8, 1)).ok());  // No team 3.
+  EXPECT_FALSE(t->Submit(Job(0, 1, 9, 1)).ok());  // No node has 9 GPUs.
+  EXPECT_FALSE(t->Submit(Job(0, 0, 1, 1)).ok());  // No pods.
+  EXPECT_FALSE(t->Submit(Job(0, 1, 1, 0)).ok());  // No duration.
   model::Workload none = Job(0, 1, 1, 1);
   none.pod_sets.clear();
   EXPECT_FALSE(t->Submit(none).ok());
