@@ -1,11 +1,10 @@
 # Steward's modules, lowest first. Dependencies point one way:
-#   model <- place, govern <- twin <- telemetry, health, cost <- server <- cli
+#   model <- place, govern <- twin <- telemetry <- health; cost <- server <- cli
 # Each module is declared once here with its DEPS; a module may exist before its code does.
 # Every module the CLI links is listed in STEWARD_CLI_DEPS.
 steward_module(model)
 steward_module(place DEPS model)
 steward_module(govern DEPS model)
-steward_module(telemetry DEPS model)
 steward_module(twin DEPS place govern model)
 # The built-in default scenario is examples/default.yaml, compiled into the binary so
 # `steward twin run` works from any directory. Editing the YAML re-runs the configure step.
@@ -23,6 +22,10 @@ std::string_view DefaultScenarioYaml() {
 }  // namespace steward::twin
 " @ONLY)
 target_sources(steward_twin PRIVATE ${CMAKE_BINARY_DIR}/generated/default_scenario.cc)
+# The twin is exported as a dcgm-exporter (telemetry/twin_exporter.h), and the Prometheus client
+# uses Debian's cpp-httplib (steward_httplib in CMakeLists.txt).
+steward_module(telemetry DEPS twin model)
+target_link_libraries(steward_telemetry PUBLIC steward_httplib)
 steward_module(health DEPS telemetry model)
 # The XID catalog data file, compiled into the binary so `steward health xid` works anywhere.
 set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
@@ -41,6 +44,6 @@ std::string_view BuiltinXidCatalogCsv() {
 target_sources(steward_health PRIVATE ${CMAKE_BINARY_DIR}/generated/xid_catalog_data.cc)
 steward_module(cost DEPS model)
 steward_module(diagnose DEPS twin cost model)
-# /allocation is served with Debian's cpp-httplib shared library (src/cost/internal/httplib.h).
-target_link_libraries(steward_cost PUBLIC cpp-httplib)
+# /allocation is served with Debian's cpp-httplib (steward_httplib in CMakeLists.txt).
+target_link_libraries(steward_cost PUBLIC steward_httplib)
 set(STEWARD_CLI_DEPS diagnose twin place govern telemetry health cost model)

@@ -7,7 +7,11 @@ packages=(
   libyaml-cpp-dev nlohmann-json3-dev libfmt-dev libcli11-dev libsqlite3-dev sqlite3
   libcpp-httplib-dev libgtest-dev libgmock-dev libbenchmark-dev
   python3 curl prometheus
+  chromium
 )
+# The dashboard's browser test runs node (playwright-core from npm); a machine without node
+# gets Debian's nodejs and npm.
+command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

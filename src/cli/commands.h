@@ -14,9 +14,11 @@ inline constexpr int kExitFailure = 1;
 void RegisterTwinCommands(CLI::App& app);
 void RegisterDiagnoseCommands(CLI::App& app);
 void RegisterCostCommands(CLI::App& app);
-void RegisterMetricsCommands(CLI::App& app);
-void RegisterHealthCommands(CLI::App& app);
 void RegisterExperimentCommands(CLI::App& app);
+void RegisterMetricsCommands(CLI::App& app);
+// `metrics serve` / `metrics query`; adds to the `metrics` command, so call it after the above.
+void RegisterMetricsServeCommands(CLI::App& app);
+void RegisterHealthCommands(CLI::App& app);
 void RegisterPolicyCommands(CLI::App& app);
 
 }  // namespace steward::cli

@@ -1,7 +1,6 @@
 // steward: a governance engine for GPU clusters on Kubernetes. See README.md.
-#include <cstdio>
-
 #include <CLI/CLI.hpp>
+#include <cstdio>
 
 #include "cli/commands.h"
 
@@ -12,9 +11,10 @@ int main(int argc, char** argv) {
   steward::cli::RegisterTwinCommands(app);
   steward::cli::RegisterDiagnoseCommands(app);
   steward::cli::RegisterCostCommands(app);
-  steward::cli::RegisterMetricsCommands(app);
-  steward::cli::RegisterHealthCommands(app);
   steward::cli::RegisterExperimentCommands(app);
+  steward::cli::RegisterMetricsCommands(app);
+  steward::cli::RegisterMetricsServeCommands(app);
+  steward::cli::RegisterHealthCommands(app);
   steward::cli::RegisterPolicyCommands(app);
   try {
     app.parse(argc, argv);

@@ -1,10 +1,10 @@
 #include "cost/allocation_server.h"
 
 #include <fmt/format.h>
+#include <httplib.h>
 
 #include "cost/allocation_format.h"
 #include "cost/allocation_query.h"
-#include "cost/internal/httplib.h"
 
 namespace steward::cost {
 

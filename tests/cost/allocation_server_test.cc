@@ -1,10 +1,10 @@
 #include "cost/allocation_server.h"
 
 #include <gtest/gtest.h>
+#include <httplib.h>
 
 #include <nlohmann/json.hpp>
 
-#include "cost/internal/httplib.h"
 #include "ledger_fixture.h"
 
 namespace steward::cost {

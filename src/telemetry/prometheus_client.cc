@@ -1,0 +1,303 @@
+#include "telemetry/prometheus_client.h"
+
+#include <fmt/format.h>
+#include <httplib.h>
+
+#include <charconv>
+#include <cmath>
+#include <limits>
+#include <nlohmann/json.hpp>
+
+namespace steward::telemetry {
+
+namespace {
+
+using nlohmann::json;
+
+Status Bad(const std::string& path, std::string_view what) {
+  return Status::Corrupt(fmt::format("prometheus response: {}: {}", path, what));
+}
+
+std::string Snippet(std::string_view body) {
+  std::string s(body.substr(0, 200));
+  for (char& c : s)
+    if (c == '\n' || c == '\r') c = ' ';
+  return body.size() > 200 ? s + "..." : s;
+}
+
+Status ParseLabels(const json& j, const std::string& path, PromLabels* out) {
+  if (!j.is_object()) return Bad(path, "expected an object of labels");
+  for (const auto& [k, v] : j.items()) {
+    if (!v.is_string()) return Bad(path + "." + k, "label value is not a string");
+    out->emplace(k, v.get<std::string>());
+  }
+  return Status::Ok();
+}
+
+// [<unix seconds>, "<value>"]
+Status ParsePoint(const json& j, const std::string& path, PromPoint* out) {
+  if (!j.is_array() || j.size() != 2) return Bad(path, "expected [time, \"value\"]");
+  if (!j[0].is_number()) return Bad(path + "[0]", "time is not a number");
+  out->time = j[0].get<double>();
+  if (!j[1].is_string()) return Bad(path + "[1]", "value is not a string");
+  const std::string& text = j[1].get_ref<const std::string&>();
+  std::optional<double> v = ParsePromValue(text);
+  if (!v) return Bad(path + "[1]", fmt::format("\"{}\" is not a number", text));
+  out->value = *v;
+  return Status::Ok();
+}
+
+Status ParseStrings(const json& env, const char* key, std::vector<std::string>* out) {
+  auto it = env.find(key);
+  if (it == env.end() || it->is_null()) return Status::Ok();
+  if (!it->is_array()) return Bad(key, "expected a list of strings");
+  for (size_t i = 0; i < it->size(); ++i) {
+    if (!(*it)[i].is_string()) return Bad(fmt::format("{}[{}]", key, i), "not a string");
+    out->push_back((*it)[i].get<std::string>());
+  }
+  return Status::Ok();
+}
+
+Status ParseData(const json& data, PromQueryResult* r) {
+  if (!data.is_object()) return Bad("data", "expected an object");
+  auto type = data.find("resultType");
+  if (type == data.end() || !type->is_string()) return Bad("data.resultType", "missing");
+  const std::string& t = type->get_ref<const std::string&>();
+  auto result = data.find("result");
+  if (result == data.end()) return Bad("data.result", "missing");
+  const json& res = *result;
+  if (t == "vector" || t == "matrix") {
+    // Prometheus sends [] for an empty vector; some proxies send null.
+    if (res.is_null()) {
+      r->type = t == "vector" ? PromResultType::kVector : PromResultType::kMatrix;
+      return Status::Ok();
+    }
+    if (!res.is_array()) return Bad("data.result", "expected a list");
+  }
+  if (t == "vector") {
+    r->type = PromResultType::kVector;
+    r->vector.reserve(res.size());
+    for (size_t i = 0; i < res.size(); ++i) {
+      const std::string path = fmt::format("data.result[{}]", i);
+      const json& e = res[i];
+      if (!e.is_object()) return Bad(path, "expected an object");
+      PromSample s;
+      if (auto m = e.find("metric"); m != e.end()) {
+        STEWARD_RETURN_IF_ERROR(ParseLabels(*m, path + ".metric", &s.metric));
+      }
+      auto v = e.find("value");
+      if (v == e.end()) {
+        if (e.contains("histogram")) return Bad(path, "native histograms are not supported");
+        return Bad(path + ".value", "missing");
+      }
+      STEWARD_RETURN_IF_ERROR(ParsePoint(*v, path + ".value", &s.point));
+      r->vector.push_back(std::move(s));
+    }
+    return Status::Ok();
+  }
+  if (t == "matrix") {
+    r->type = PromResultType::kMatrix;
+    r->matrix.reserve(res.size());
+    for (size_t i = 0; i < res.size(); ++i) {
+      const std::string path = fmt::format("data.result[{}]", i);
+      const json& e = res[i];
+      if (!e.is_object()) return Bad(path, "expected an object");
+      PromSeries s;
+      if (auto m = e.find("metric"); m != e.end()) {
+        STEWARD_RETURN_IF_ERROR(ParseLabels(*m, path + ".metric", &s.metric));
+      }
+      auto v = e.find("values");
+      if (v == e.end()) {
+        if (e.contains("histograms")) return Bad(path, "native histograms are not supported");
+        return Bad(path + ".values", "missing");
+      }
+      if (!v->is_array()) return Bad(path + ".values", "expected a list");
+      s.points.resize(v->size());
+      for (size_t k = 0; k < v->size(); ++k) {
+        STEWARD_RETURN_IF_ERROR(
+            ParsePoint((*v)[k], fmt::format("{}.values[{}]", path, k), &s.points[k]));
+      }
+      r->matrix.push_back(std::move(s));
+    }
+    return Status::Ok();
+  }
+  if (t == "scalar") {
+    r->type = PromResultType::kScalar;
+    return ParsePoint(res, "data.result", &r->scalar);
+  }
+  if (t == "string") {
+    r->type = PromResultType::kString;
+    if (!res.is_array() || res.size() != 2 || !res[0].is_number() || !res[1].is_string())
+      return Bad("data.result", "expected [time, \"string\"]");
+    r->scalar.time = res[0].get<double>();
+    r->scalar.value = std::numeric_limits<double>::quiet_NaN();
+    r->string_value = res[1].get<std::string>();
+    return Status::Ok();
+  }
+  return Bad("data.resultType", fmt::format("unknown result type \"{}\"", t));
+}
+
+}  // namespace
+
+std::string_view PromResultTypeName(PromResultType type) {
+  switch (type) {
+    case PromResultType::kVector:
+      return "vector";
+    case PromResultType::kMatrix:
+      return "matrix";
+    case PromResultType::kScalar:
+      return "scalar";
+    case PromResultType::kString:
+      return "string";
+  }
+  return "?";
+}
+
+std::optional<double> ParsePromValue(std::string_view text) {
+  // Prometheus formats with Go's strconv.FormatFloat(v, 'f', -1, 64) and spells the specials
+  // "NaN", "+Inf", "-Inf".
+  if (text == "NaN") return std::numeric_limits<double>::quiet_NaN();
+  if (text == "+Inf" || text == "Inf") return std::numeric_limits<double>::infinity();
+  if (text == "-Inf") return -std::numeric_limits<double>::infinity();
+  if (text.empty()) return std::nullopt;
+  const char* b = text.data();
+  const char* e = b + text.size();
+  if (*b == '+') ++b;
+  double v = 0;
+  auto [ptr, ec] = std::from_chars(b, e, v);
+  if (ec != std::errc() || ptr != e) return std::nullopt;
+  return v;
+}
+
+Result<PromQueryResult> ParsePromResponse(std::string_view body, int http_status) {
+  json env;
+  try {
+    env = json::parse(body.begin(), body.end());
+  } catch (const json::parse_error& e) {
+    if (http_status < 200 || http_status >= 300) {
+      return Status::FailedPrecondition(
+          fmt::format("prometheus: HTTP {}: {}", http_status, Snippet(body)));
+    }
+    return Status::Corrupt(
+        fmt::format("prometheus response: not JSON (byte {}): {}", e.byte, Snippet(body)));
+  }
+  try {
+    if (!env.is_object()) return Bad("(root)", "expected an object");
+    auto st = env.find("status");
+    if (st == env.end() || !st->is_string()) {
+      if (http_status < 200 || http_status >= 300) {
+        return Status::FailedPrecondition(
+            fmt::format("prometheus: HTTP {}: {}", http_status, Snippet(body)));
+      }
+      return Bad("status", "missing");
+    }
+    const std::string& status = st->get_ref<const std::string&>();
+    if (status == "error") {
+      const std::string type = env.value("errorType", std::string("unknown"));
+      const std::string error = env.value("error", std::string("(no message)"));
+      return Status::FailedPrecondition(
+          fmt::format("prometheus: {}: {} (HTTP {})", type, error, http_status));
+    }
+    if (status != "success") return Bad("status", fmt::format("unknown status \"{}\"", status));
+    if (http_status < 200 || http_status >= 300) {
+      return Status::FailedPrecondition(
+          fmt::format("prometheus: HTTP {} with a success envelope", http_status));
+    }
+    PromQueryResult r;
+    STEWARD_RETURN_IF_ERROR(ParseStrings(env, "warnings", &r.warnings));
+    STEWARD_RETURN_IF_ERROR(ParseStrings(env, "infos", &r.infos));
+    auto data = env.find("data");
+    if (data == env.end()) return Bad("data", "missing");
+    STEWARD_RETURN_IF_ERROR(ParseData(*data, &r));
+    return r;
+  } catch (const json::exception& e) {
+    // Type errors the checks above missed; never let them cross the module boundary.
+    return Status::Corrupt(fmt::format("prometheus response: {}", e.what()));
+  }
+}
+
+Result<PrometheusClient> PrometheusClient::Create(std::string_view base_url,
+                                                  PrometheusClientOptions options) {
+  std::string_view rest = base_url;
+  constexpr std::string_view kHttp = "http://";
+  if (rest.substr(0, kHttp.size()) == kHttp) {
+    rest.remove_prefix(kHttp.size());
+  } else if (rest.find("://") != std::string_view::npos) {
+    return Status::InvalidArgument(
+        fmt::format("prometheus URL {}: only http:// is supported", base_url));
+  }
+  PrometheusClient c;
+  c.options_ = options;
+  const size_t slash = rest.find('/');
+  std::string_view hostport = rest.substr(0, slash);
+  if (slash != std::string_view::npos) {
+    c.prefix_ = std::string(rest.substr(slash));
+    while (!c.prefix_.empty() && c.prefix_.back() == '/') c.prefix_.pop_back();
+  }
+  const size_t colon = hostport.rfind(':');
+  if (colon != std::string_view::npos && hostport.find(']') == std::string_view::npos) {
+    std::string_view port = hostport.substr(colon + 1);
+    int p = 0;
+    auto [ptr, ec] = std::from_chars(port.data(), port.data() + port.size(), p);
+    if (ec != std::errc() || ptr != port.data() + port.size() || p <= 0 || p > 65535) {
+      return Status::InvalidArgument(
+          fmt::format("prometheus URL {}: bad port \"{}\"", base_url, port));
+    }
+    c.port_ = p;
+    hostport = hostport.substr(0, colon);
+  }
+  if (hostport.empty()) {
+    return Status::InvalidArgument(fmt::format("prometheus URL {}: no host", base_url));
+  }
+  c.host_ = std::string(hostport);
+  return c;
+}
+
+Result<PromQueryResult> PrometheusClient::Post(
+    const std::string& api, const std::vector<std::pair<std::string, std::string>>& form) const {
+  httplib::Client http(host_, port_);
+  const double t = options_.timeout_seconds;
+  const auto sec = static_cast<time_t>(t);
+  const auto usec = static_cast<time_t>((t - static_cast<double>(sec)) * 1e6);
+  http.set_connection_timeout(sec, usec);
+  http.set_read_timeout(sec, usec);
+  httplib::Params params(form.begin(), form.end());
+  const std::string path = prefix_ + api;
+  httplib::Result res = http.Post(path, params);
+  if (!res) {
+    return Status::IoError(
+        fmt::format("prometheus {}:{}{}: {}", host_, port_, path, httplib::to_string(res.error())));
+  }
+  return ParsePromResponse(res->body, res->status);
+}
+
+namespace {
+std::string FormatTime(double t) { return fmt::format("{:.3f}", t); }
+}  // namespace
+
+Result<PromQueryResult> PrometheusClient::Query(std::string_view promql,
+                                                std::optional<double> time) const {
+  std::vector<std::pair<std::string, std::string>> form = {{"query", std::string(promql)}};
+  if (time) form.emplace_back("time", FormatTime(*time));
+  return Post("/api/v1/query", form);
+}
+
+Result<PromQueryResult> PrometheusClient::QueryRange(std::string_view promql, double start,
+                                                     double end, double step) const {
+  if (!(step > 0)) return Status::InvalidArgument("query_range: step must be positive");
+  if (end < start) return Status::InvalidArgument("query_range: end before start");
+  return Post("/api/v1/query_range", {{"query", std::string(promql)},
+                                      {"start", FormatTime(start)},
+                                      {"end", FormatTime(end)},
+                                      {"step", fmt::format("{}", step)}});
+}
+
+bool PrometheusClient::Ready() const {
+  httplib::Client http(host_, port_);
+  http.set_connection_timeout(1, 0);
+  http.set_read_timeout(2, 0);
+  httplib::Result res = http.Get(prefix_ + "/-/ready");
+  return res && res->status == 200;
+}
+
+}  // namespace steward::telemetry

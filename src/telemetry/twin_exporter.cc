@@ -1,0 +1,259 @@
+#include "telemetry/twin_exporter.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+
+#include "model/workload.h"
+
+namespace steward::telemetry {
+
+namespace {
+
+using model::WorkloadKind;
+
+// How a kind of workload loads a driven GPU, beyond what its UsageProfile says. These are
+// modelling assumptions, not measurements (docs/telemetry.md gives the reasoning):
+//  tensor: PIPE_TENSOR_ACTIVE / SM_ACTIVE. Training GEMMs keep the tensor pipe busiest;
+//          notebooks mix in non-tensor work.
+//  dram:   DRAM_ACTIVE / SM_ACTIVE. Decode-heavy inference is memory-bound.
+//  fb:     FB_USED / usable memory. vLLM pre-allocates 90% by default (gpu_memory_utilization);
+//          training fills most of HBM with activations; notebooks and batch hold less.
+struct KindLoad {
+  double tensor;
+  double dram;
+  double fb;
+};
+KindLoad LoadOf(WorkloadKind kind) {
+  switch (kind) {
+    case WorkloadKind::kInference:
+      return {0.5, 0.6, 0.90};
+    case WorkloadKind::kTraining:
+      return {0.7, 0.4, 0.85};
+    case WorkloadKind::kNotebook:
+      return {0.3, 0.2, 0.50};
+    case WorkloadKind::kBatch:
+      return {0.5, 0.3, 0.60};
+  }
+  return {0.5, 0.3, 0.60};
+}
+
+// FB_RESERVED share of memory: the L4 sample (l4-gpu-operator-scrape.prom) reserves 470 MiB of
+// 23,034 (free 22,563 + used 0 + reserved 470, +1 rounding).
+constexpr double kReservedShare = 470.0 / 23034.0;
+// Power model: activity weights and the P0 bump of a GPU that holds a CUDA context.
+constexpr double kPowerUtilWeight = 0.3;
+constexpr double kPowerSmWeight = 0.7;
+constexpr double kPowerContext = 0.05;
+constexpr double kIdleTempC = 30;
+constexpr double kTempRangeC = 45;
+
+// What the exporter prints: %f has 6 decimals.
+double Micro(double v) { return std::round(v * 1e6) / 1e6; }
+
+// "NVIDIA-H100-80GB-HBM3" (GFD's product label) -> "NVIDIA H100 80GB HBM3" (NVML's name).
+std::string ModelNameOf(const model::GpuModel& m) {
+  if (m.product_label.empty()) return m.name;
+  std::string s = m.product_label;
+  std::replace(s.begin(), s.end(), '-', ' ');
+  return s;
+}
+
+bool Contains(const std::string& s, std::string_view what) {
+  return s.find(what) != std::string::npos;
+}
+
+}  // namespace
+
+GpuPowerModel PowerModelFor(const model::GpuModel& m) {
+  const std::string s = m.name + " " + m.product_label;
+  // Board power limits from NVIDIA's datasheets (SXM parts); idle is a typical P8 draw.
+  if (Contains(s, "B200")) return {140, 1000};
+  if (Contains(s, "H100") || Contains(s, "H200") || Contains(s, "H800")) return {70, 700};
+  if (Contains(s, "A100") || Contains(s, "A800")) return {50, 400};
+  if (Contains(s, "L40S")) return {35, 350};
+  if (Contains(s, "L4")) return {16, 72};
+  return {70, 700};
+}
+
+const std::vector<DcgmField>& TwinExporter::Fields() {
+  static const std::vector<DcgmField> kFields = {
+      DcgmField::kGpuTemp,          DcgmField::kPowerUsage,     DcgmField::kGpuUtil,
+      DcgmField::kXidErrors,        DcgmField::kFbFree,         DcgmField::kFbUsed,
+      DcgmField::kFbReserved,       DcgmField::kGrEngineActive, DcgmField::kSmActive,
+      DcgmField::kPipeTensorActive, DcgmField::kDramActive,
+  };
+  return kFields;
+}
+
+TwinExporter::TwinExporter(const model::Cluster& cluster, TwinExporterOptions options)
+    : cluster_(cluster), options_(std::move(options)) {
+  writer_.fields = Fields();
+  writer_.pod_labels = options_.pod_labels;
+  for (const model::GpuModel& m : cluster_.gpu_models()) power_.push_back(PowerModelFor(m));
+  records_.resize(cluster_.gpus().size());
+  slots_.resize(cluster_.gpus().size());
+  std::vector<std::string> model_names;
+  for (const model::GpuModel& m : cluster_.gpu_models()) model_names.push_back(ModelNameOf(m));
+  for (size_t g = 0; g < records_.size(); ++g) {
+    const model::Gpu& gpu = cluster_.gpu(static_cast<model::GpuId>(g));
+    const model::Node& node = cluster_.node(gpu.node);
+    GpuIdentity& id = records_[g].id;
+    id.hostname = node.name;
+    id.uuid = gpu.uuid;
+    id.gpu = gpu.index;
+    id.device = fmt::format("nvidia{}", gpu.index);
+    id.model_name = model_names[gpu.model];
+    // Synthetic but well-formed PCI addresses (domain:bus:device.function), one bus per GPU.
+    id.pci_bus_id = fmt::format("00000000:{:02X}:00.0", 0x18 + 0x10 * gpu.index);
+    id.driver_version = node.driver_version;
+  }
+}
+
+void TwinExporter::Update(const twin::Twin& twin) {
+  // Pass 1: mark every allocated GPU with its pod and how the pod uses it.
+  std::fill(slots_.begin(), slots_.end(), Slot{});
+  const std::vector<twin::WorkloadRun>& runs = twin.runs();
+  for (size_t r = 0; r < runs.size(); ++r) {
+    const twin::WorkloadRun& run = runs[r];
+    const double f = std::clamp(run.spec.usage.used_gpu_fraction, 0.0, 1.0);
+    for (size_t p = 0; p < run.pods.size(); ++p) {
+      const twin::PodAllocation& pod = run.pods[p];
+      if (pod.node == model::kNoNode || pod.gpus == 0) continue;
+      const int n = std::popcount(pod.gpus);
+      // The 1e-9 keeps 0.25 x 8 = 2 (not 3) despite binary rounding.
+      const int k = std::min(n, static_cast<int>(std::ceil(f * n - 1e-9)));
+      const model::GpuId first = cluster_.node(pod.node).first_gpu;
+      int seen = 0;
+      for (uint64_t mask = pod.gpus; mask != 0; mask &= mask - 1, ++seen) {
+        Slot& s = slots_[first + std::countr_zero(mask)];
+        s.run = static_cast<int32_t>(r);
+        s.pod = static_cast<int32_t>(p);
+        if (!pod.running) {
+          s.use = Use::kStarting;
+        } else if (seen >= k) {
+          s.use = Use::kUntouched;
+        } else {
+          s.use = run.idle ? Use::kIdle : Use::kActive;
+        }
+      }
+    }
+  }
+
+  // Pass 2: one record per GPU.
+  truth_ = TwinTruth{};
+  truth_.sim_hours = twin.now().ToHours();
+  truth_.gpus = static_cast<int>(records_.size());
+  const double total = std::max(1, truth_.gpus);
+  truth_.meter_sm_rate = twin.meter().sm_rate() / total;
+  truth_.meter_busy_rate = twin.meter().busy_rate() / total;
+  TwinTruth::Group* free_group = &truth_.by_namespace[""];
+  int32_t last_run = -1, last_pod = -1;
+  std::string pod_name, container;
+  TwinTruth::Group* group = free_group;
+  for (size_t g = 0; g < records_.size(); ++g) {
+    const Slot& s = slots_[g];
+    GpuRecord& rec = records_[g];
+    const model::Gpu& gpu = cluster_.gpu(static_cast<model::GpuId>(g));
+    const GpuPowerModel& pw = power_[gpu.model];
+    const double memory = cluster_.gpu_models()[gpu.model].memory_mib;
+    const double reserved = std::round(memory * kReservedShare);
+    double util = 0, sm = 0, tensor = 0, dram = 0, fb = 0;
+    if (s.run < 0) {
+      rec.id.pod.clear();
+      rec.id.namespace_name.clear();
+      rec.id.container.clear();
+      group = free_group;
+      last_run = -1;
+    } else {
+      const twin::WorkloadRun& run = runs[s.run];
+      if (s.run != last_run || s.pod != last_pod) {
+        // Pod s.pod belongs to the pod set whose cumulative count first exceeds it.
+        int remaining = s.pod;
+        container = run.spec.pod_sets.empty() ? "main" : run.spec.pod_sets.back().name;
+        if (run.spec.kind != WorkloadKind::kInference) {
+          for (const model::PodSet& ps : run.spec.pod_sets) {
+            if (remaining < ps.count) {
+              container = ps.name;
+              break;
+            }
+            remaining -= ps.count;
+          }
+        } else if (!run.spec.pod_sets.empty()) {
+          container = run.spec.pod_sets[0].name;
+        }
+        pod_name = fmt::format("{}-{}", run.spec.name, s.pod);
+        group = &truth_.by_namespace[run.spec.namespace_name];
+        last_run = s.run;
+        last_pod = s.pod;
+      }
+      rec.id.pod = pod_name;
+      rec.id.namespace_name = run.spec.namespace_name;
+      rec.id.container = container;
+      ++truth_.allocated_gpus;
+      const model::UsageProfile& u = run.spec.usage;
+      const KindLoad load = LoadOf(run.spec.kind);
+      if (s.use == Use::kActive || s.use == Use::kIdle) {
+        ++truth_.driven_gpus;
+        fb = std::round(load.fb * (memory - reserved));
+        if (s.use == Use::kActive) {
+          const double c = u.stall_period.micros() > 0 ? 1.0 - u.stall_fraction : 1.0;
+          util = u.busy * c;
+          sm = u.sm_active * c;
+        } else {
+          ++truth_.idle_held_gpus;
+          util = u.idle_busy;
+        }
+      }
+      util = std::clamp(util, 0.0, 1.0);
+      sm = std::clamp(sm, 0.0, 1.0);
+      tensor = load.tensor * sm;
+      dram = load.dram * sm;
+    }
+    const double util_percent = std::round(util * 100);
+    const double held = fb > 0 ? kPowerContext : 0.0;
+    const double activity = std::min(1.0, kPowerUtilWeight * util + kPowerSmWeight * sm + held);
+    const double power = Micro(pw.idle_watts + (pw.max_watts - pw.idle_watts) * activity);
+    const double temp = std::round(kIdleTempC + kTempRangeC * activity);
+    const int xid = g < options_.last_xid.size() ? options_.last_xid[g] : 0;
+
+    FieldValues& v = rec.values;
+    v.Set(DcgmField::kGpuUtil, util_percent);
+    v.Set(DcgmField::kSmActive, Micro(sm));
+    v.Set(DcgmField::kPipeTensorActive, Micro(tensor));
+    v.Set(DcgmField::kDramActive, Micro(dram));
+    v.Set(DcgmField::kGrEngineActive, Micro(util_percent / 100));
+    v.Set(DcgmField::kFbUsed, fb);
+    v.Set(DcgmField::kFbReserved, reserved);
+    v.Set(DcgmField::kFbFree, memory - reserved - fb);
+    v.Set(DcgmField::kPowerUsage, power);
+    v.Set(DcgmField::kGpuTemp, temp);
+    v.Set(DcgmField::kXidErrors, xid);
+    rec.xids.clear();
+    if (xid != 0) rec.xids.push_back(xid);
+
+    for (TwinTruth::Group* grp : {&truth_.all, group}) {
+      ++grp->gpus;
+      grp->gpu_util_sum += util_percent;
+      grp->sm_active_sum += Micro(sm);
+      grp->fb_used_sum += fb;
+      grp->power_sum += power;
+    }
+  }
+  if (free_group->gpus == 0) truth_.by_namespace.erase("");
+}
+
+void TwinExporter::AppendTo(std::string& out) const {
+  AppendDcgmExposition(out, records_, writer_);
+}
+
+std::string TwinExporter::Render() const {
+  std::string out;
+  out.reserve(records_.size() * Fields().size() * 240);
+  AppendTo(out);
+  return out;
+}
+
+}  // namespace steward::telemetry
