@@ -46,4 +46,6 @@ steward_module(cost DEPS model)
 steward_module(diagnose DEPS twin cost model)
 # /allocation is served with Debian's cpp-httplib (steward_httplib in CMakeLists.txt).
 target_link_libraries(steward_cost PUBLIC steward_httplib)
-set(STEWARD_CLI_DEPS diagnose twin place govern telemetry health cost model)
+steward_module(server DEPS twin telemetry model)
+include(${PROJECT_SOURCE_DIR}/cmake/dashboard.cmake)
+set(STEWARD_CLI_DEPS server diagnose twin place govern telemetry health cost model)

@@ -20,5 +20,6 @@ void RegisterMetricsCommands(CLI::App& app);
 void RegisterMetricsServeCommands(CLI::App& app);
 void RegisterHealthCommands(CLI::App& app);
 void RegisterPolicyCommands(CLI::App& app);
+void RegisterServeCommands(CLI::App& app);
 
 }  // namespace steward::cli

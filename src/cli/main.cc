@@ -16,6 +16,7 @@ int main(int argc, char** argv) {
   steward::cli::RegisterMetricsServeCommands(app);
   steward::cli::RegisterHealthCommands(app);
   steward::cli::RegisterPolicyCommands(app);
+  steward::cli::RegisterServeCommands(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

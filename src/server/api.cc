@@ -1,0 +1,584 @@
+#include "server/api.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "server/dashboard_assets.h"
+#include "server/metrics.h"
+
+namespace steward::server {
+namespace {
+
+using nlohmann::json;
+
+constexpr int kDefaultLimit = 100;
+constexpr int kMaxLimit = 1000;
+
+HttpReply JsonReply(const json& j, int status = 200) {
+  HttpReply r;
+  r.status = status;
+  // Names may come from traces or URLs: replace invalid UTF-8 rather than throw.
+  r.body = j.dump(-1, ' ', false, json::error_handler_t::replace);
+  return r;
+}
+
+// The HTTP status of a failed control.
+int StatusCodeOf(const Status& s) {
+  switch (s.code()) {
+    case Status::Code::kInvalidArgument:
+      return 400;
+    case Status::Code::kNotFound:
+      return 404;
+    case Status::Code::kFailedPrecondition:
+      return 409;
+    default:
+      return 500;
+  }
+}
+
+// Query parameters, checked against the names an endpoint takes.
+class Params {
+ public:
+  explicit Params(const HttpRequest& r) : r_(r) {}
+
+  // Fails on a parameter the endpoint does not take (a typo should not be silently ignored).
+  Status Allow(std::initializer_list<std::string_view> names) const {
+    for (const auto& [k, v] : r_.params) {
+      if (std::find(names.begin(), names.end(), k) != names.end()) continue;
+      std::string valid;
+      for (auto n : names) valid += (valid.empty() ? "" : ", ") + std::string(n);
+      return Status::InvalidArgument(fmt::format("unknown query parameter '{}' (valid: {})", k,
+                                                 valid.empty() ? "none" : valid));
+    }
+    return Status::Ok();
+  }
+  std::string Get(const std::string& name, std::string fallback = {}) const {
+    auto it = r_.params.find(name);
+    return it == r_.params.end() ? fallback : it->second;
+  }
+  Result<int> Int(const std::string& name, int fallback, int lo, int hi) const {
+    auto it = r_.params.find(name);
+    if (it == r_.params.end()) return fallback;
+    int v = 0;
+    const std::string& s = it->second;
+    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (ec != std::errc() || p != s.data() + s.size() || v < lo || v > hi)
+      return Status::InvalidArgument(
+          fmt::format("{}={}: expected an integer in {}..{}", name, s, lo, hi));
+    return v;
+  }
+  Result<double> Double(const std::string& name, double fallback) const {
+    auto it = r_.params.find(name);
+    if (it == r_.params.end()) return fallback;
+    const std::string& s = it->second;
+    double v = 0;
+    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (ec != std::errc() || p != s.data() + s.size() || !std::isfinite(v))
+      return Status::InvalidArgument(fmt::format("{}={}: expected a number", name, s));
+    return v;
+  }
+
+ private:
+  const HttpRequest& r_;
+};
+
+#define API_ASSIGN_OR_REPLY(lhs, expr)                                             \
+  auto lhs##_result = (expr);                                                      \
+  if (!lhs##_result.ok()) return ErrorReply(400, lhs##_result.status().message()); \
+  auto lhs = *lhs##_result
+
+#define API_CHECK_PARAMS(params, ...)                   \
+  do {                                                  \
+    Status s_ = (params).Allow({__VA_ARGS__});          \
+    if (!s_.ok()) return ErrorReply(400, s_.message()); \
+  } while (0)
+
+// ---- JSON views --------------------------------------------------------------------------
+
+json OverviewJson(const Snapshot& s) {
+  const Overview& o = s.overview;
+  json j;
+  j["sim_time"] = o.sim_seconds;
+  j["sim_hours"] = o.sim_seconds / 3600;
+  j["horizon"] = o.horizon_seconds;
+  j["finished"] = o.finished;
+  j["speed"] = o.speed;
+  j["version"] = s.version;
+  j["scenario"] = o.scenario;
+  j["admission_policy"] = o.admission_policy;
+  j["placement_policy"] = o.placement_policy;
+  j["gpus_total"] = o.gpus_total;
+  j["gpus_in_use"] = o.gpus_in_use;
+  j["gpus_idle"] = o.gpus_idle;
+  j["gpus_faulty"] = o.gpus_faulty;
+  j["gpus_cordoned"] = o.gpus_cordoned;
+  j["gpus_allocated"] = o.gpus_allocated;
+  j["nodes_total"] = o.nodes_total;
+  j["nodes_cordoned"] = o.nodes_cordoned;
+  j["nodes_faulty"] = o.nodes_faulty;
+  j["racks_total"] = o.racks_total;
+  j["workloads_submitted"] = o.workloads_submitted;
+  j["workloads_running"] = o.workloads_running;
+  j["workloads_starting"] = o.workloads_starting;
+  j["workloads_pending"] = o.workloads_pending;
+  j["workloads_completed"] = o.workloads_completed;
+  j["allocation_rate"] = o.allocation_rate;
+  j["busy_utilization"] = o.busy_utilization;
+  j["sm_active_utilization"] = o.sm_active_utilization;
+  j["allocation_rate_cumulative"] = o.allocation_rate_cumulative;
+  j["busy_utilization_cumulative"] = o.busy_utilization_cumulative;
+  j["sm_active_utilization_cumulative"] = o.sm_active_utilization_cumulative;
+  j["stranded_free_gpus"] = o.stranded_free_gpus;
+  j["whole_free_nodes"] = o.whole_free_nodes;
+  j["largest_free_block"] = o.largest_free_block;
+  j["pending_by_reason"] = o.pending_by_reason;
+  j["incidents_open"] = s.incidents.size();
+  j["events"] = o.events;
+  return j;
+}
+
+json NodeJson(const Snapshot& s, const NodeView& n, bool detail) {
+  json j{{"name", n.name},           {"rack", n.rack},
+         {"leaf", n.leaf},           {"pool", n.pool},
+         {"gpu_model", n.gpu_model}, {"gpus_total", n.capacity},
+         {"gpus_in_use", n.in_use},  {"gpus_idle", n.idle},
+         {"gpus_faulty", n.faulty},  {"gpus_cordoned", n.cordoned_gpus},
+         {"cordoned", n.cordoned},   {"schedulable", n.schedulable},
+         {"sm_active", n.sm_active}, {"gpus", n.gpus}};
+  json w = json::array();
+  for (model::WorkloadId id : n.workloads) {
+    if (!detail) {
+      w.push_back(id);
+      continue;
+    }
+    auto it = std::lower_bound(s.workloads.begin(), s.workloads.end(), id,
+                               [](const WorkloadView& v, model::WorkloadId x) { return v.id < x; });
+    if (it != s.workloads.end() && it->id == id) w.push_back(it->name);
+  }
+  j[detail ? "workloads" : "workload_ids"] = std::move(w);
+  return j;
+}
+
+json WorkloadJson(const WorkloadView& w) {
+  json j{{"id", w.id},
+         {"name", w.name},
+         {"team", w.team},
+         {"kind", w.kind},
+         {"tier", w.tier},
+         {"state", w.state},
+         {"gpus_requested", w.gpus_requested},
+         {"gpus_allocated", w.gpus_allocated},
+         {"pods", w.pods},
+         {"submitted_hours", w.submitted_hours},
+         {"interruptions", w.interruptions}};
+  if (w.state == "pending") {
+    j["reason"] = w.reason;
+    j["reason_detail"] = w.reason_detail;
+    j["pending_seconds"] = w.pending_seconds;
+  }
+  return j;
+}
+
+json QueueJson(const Snapshot& s, const QueueView& q) {
+  json j{{"team", q.team},
+         {"quota_gpus", q.quota_gpus},
+         {"used_gpus", q.used_gpus},
+         {"borrowed_gpus", q.borrowed_gpus},
+         {"running", q.running},
+         {"starting", q.starting},
+         {"pending", q.pending},
+         {"pending_gpus", q.pending_gpus},
+         {"pending_by_reason", q.pending_by_reason},
+         {"allocated_gpu_hours", q.allocated_gpu_hours}};
+  if (!s.currency.empty()) j["cost"] = q.cost;
+  return j;
+}
+
+// ---- GET handlers ------------------------------------------------------------------------
+
+HttpReply GetNodes(const Snapshot& s, const Params& p) {
+  API_CHECK_PARAMS(p, "rack", "state", "offset", "limit");
+  API_ASSIGN_OR_REPLY(rack, p.Int("rack", -1, -1, 1 << 30));
+  API_ASSIGN_OR_REPLY(offset, p.Int("offset", 0, 0, 1 << 30));
+  API_ASSIGN_OR_REPLY(limit, p.Int("limit", kDefaultLimit, 1, kMaxLimit));
+  const std::string state = p.Get("state");
+  static const std::set<std::string> kStates = {"", "in_use", "idle", "faulty", "cordoned"};
+  if (!kStates.count(state))
+    return ErrorReply(400, "state=" + state + ": expected in_use, idle, faulty or cordoned");
+  json nodes = json::array();
+  int matched = 0;
+  for (const NodeView& n : s.nodes) {
+    if (rack >= 0 && n.rack != rack) continue;
+    if (state == "in_use" && n.in_use == 0) continue;
+    if (state == "idle" && n.idle == 0) continue;
+    if (state == "faulty" && n.faulty == 0) continue;
+    if (state == "cordoned" && !n.cordoned) continue;
+    if (matched++ < offset || static_cast<int>(nodes.size()) >= limit) continue;
+    nodes.push_back(NodeJson(s, n, false));
+  }
+  return JsonReply({{"total", matched}, {"offset", offset}, {"limit", limit}, {"nodes", nodes}});
+}
+
+const NodeView* FindNode(const Snapshot& s, std::string_view name) {
+  for (const NodeView& n : s.nodes)
+    if (n.name == name) return &n;
+  return nullptr;
+}
+
+HttpReply GetRacks(const Snapshot& s, const Params& p) {
+  API_CHECK_PARAMS(p);
+  std::map<int, json> racks;
+  for (const NodeView& n : s.nodes) {
+    json& r = racks[n.rack];
+    if (r.is_null())
+      r = {{"rack", n.rack},   {"gpus_in_use", 0},   {"gpus_idle", 0},
+           {"gpus_faulty", 0}, {"gpus_cordoned", 0}, {"nodes", json::array()}};
+    r["gpus_in_use"] = r["gpus_in_use"].get<int>() + n.in_use;
+    r["gpus_idle"] = r["gpus_idle"].get<int>() + n.idle;
+    r["gpus_faulty"] = r["gpus_faulty"].get<int>() + n.faulty;
+    r["gpus_cordoned"] = r["gpus_cordoned"].get<int>() + n.cordoned_gpus;
+    r["nodes"].push_back({{"name", n.name},
+                          {"gpus", n.gpus},
+                          {"cordoned", n.cordoned},
+                          {"sm_active", n.sm_active},
+                          {"workloads", n.workloads.size()}});
+  }
+  json out = json::array();
+  for (auto& [id, r] : racks) out.push_back(std::move(r));
+  return JsonReply({{"racks", out}});
+}
+
+HttpReply GetWorkloads(const Snapshot& s, const Params& p) {
+  API_CHECK_PARAMS(p, "state", "team", "reason", "offset", "limit");
+  API_ASSIGN_OR_REPLY(offset, p.Int("offset", 0, 0, 1 << 30));
+  API_ASSIGN_OR_REPLY(limit, p.Int("limit", kDefaultLimit, 1, kMaxLimit));
+  const std::string state = p.Get("state"), team = p.Get("team"), reason = p.Get("reason");
+  if (!state.empty() && state != "pending" && state != "starting" && state != "running")
+    return ErrorReply(400, "state=" + state + ": expected pending, starting or running");
+  if (!team.empty() && std::find(s.teams.begin(), s.teams.end(), team) == s.teams.end())
+    return ErrorReply(400, "team=" + team + ": no such team");
+  json items = json::array();
+  int matched = 0;
+  for (const WorkloadView& w : s.workloads) {
+    if (!state.empty() && w.state != state) continue;
+    if (!team.empty() && w.team != team) continue;
+    if (!reason.empty() && w.reason != reason) continue;
+    if (matched++ < offset || static_cast<int>(items.size()) >= limit) continue;
+    items.push_back(WorkloadJson(w));
+  }
+  return JsonReply(
+      {{"total", matched}, {"offset", offset}, {"limit", limit}, {"workloads", items}});
+}
+
+HttpReply GetCost(const Snapshot& s, const Params& p) {
+  API_CHECK_PARAMS(p);
+  json teams = json::array();
+  double hours = 0, cost = 0;
+  for (const QueueView& q : s.queues) {
+    json t{{"team", q.team},
+           {"allocated_gpu_hours", q.allocated_gpu_hours},
+           {"busy_gpu_hours", q.busy_gpu_hours},
+           {"sm_active_gpu_hours", q.sm_active_gpu_hours},
+           {"idle_allocated_gpu_hours", q.allocated_gpu_hours - q.sm_active_gpu_hours}};
+    if (!s.currency.empty()) t["cost"] = q.cost;
+    hours += q.allocated_gpu_hours;
+    cost += q.cost;
+    teams.push_back(std::move(t));
+  }
+  json j{
+      {"sim_time", s.overview.sim_seconds}, {"teams", teams}, {"total_allocated_gpu_hours", hours}};
+  if (!s.currency.empty()) {
+    j["currency"] = s.currency;
+    j["total_cost"] = cost;
+  } else {
+    j["currency"] = nullptr;
+  }
+  return JsonReply(j);
+}
+
+HttpReply GetTimeseries(const Snapshot& s, const Params& p) {
+  API_CHECK_PARAMS(p, "since_hours", "max_points");
+  API_ASSIGN_OR_REPLY(since, p.Double("since_hours", 0));
+  API_ASSIGN_OR_REPLY(max_points, p.Int("max_points", 1000, 1, 100000));
+  std::vector<const SeriesPoint*> picked;
+  if (s.series)
+    for (const SeriesPoint& pt : *s.series)
+      if (pt.hours >= since) picked.push_back(&pt);
+  // Evenly thinned to max_points, always keeping the latest point.
+  json points = json::array();
+  const size_t n = picked.size();
+  const size_t stride = n > static_cast<size_t>(max_points) ? (n + max_points - 1) / max_points : 1;
+  for (size_t i = 0; i < n; ++i) {
+    if (i % stride != 0 && i + 1 != n) continue;
+    const SeriesPoint& pt = *picked[i];
+    points.push_back({{"hours", pt.hours},
+                      {"allocation", pt.allocation},
+                      {"busy", pt.busy},
+                      {"sm_active", pt.sm_active},
+                      {"gpus_in_use", pt.in_use},
+                      {"gpus_idle", pt.idle},
+                      {"gpus_faulty", pt.faulty},
+                      {"gpus_cordoned", pt.cordoned},
+                      {"running", pt.running},
+                      {"pending", pt.pending}});
+  }
+  return JsonReply({{"points", points}});
+}
+
+// ---- POST handlers (controls) ------------------------------------------------------------
+
+Result<json> ParseBody(const HttpRequest& r) {
+  if (r.body.empty()) return json::object();
+  json j = json::parse(r.body, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) return Status::InvalidArgument("request body is not valid JSON");
+  if (!j.is_object()) return Status::InvalidArgument("request body must be a JSON object");
+  return j;
+}
+
+// Reads field `key` of `body` as T, or `fallback` when absent.
+template <typename T>
+Result<T> Field(const json& body, const char* key, T fallback) {
+  auto it = body.find(key);
+  if (it == body.end() || it->is_null()) return fallback;
+  if constexpr (std::is_same_v<T, std::string>) {
+    if (!it->is_string()) return Status::InvalidArgument(fmt::format("{}: expected a string", key));
+    return it->template get<std::string>();
+  } else if constexpr (std::is_same_v<T, int>) {
+    if (!it->is_number_integer())
+      return Status::InvalidArgument(fmt::format("{}: expected an integer", key));
+    const int64_t v = it->template get<int64_t>();
+    if (v < -(1LL << 31) || v >= (1LL << 31))
+      return Status::InvalidArgument(fmt::format("{}: out of range", key));
+    return static_cast<int>(v);
+  } else {
+    if (!it->is_number()) return Status::InvalidArgument(fmt::format("{}: expected a number", key));
+    return it->template get<double>();
+  }
+}
+
+HttpReply Reply(const Status& s, json ok) {
+  if (!s.ok()) return ErrorReply(StatusCodeOf(s), s.message());
+  return JsonReply(ok);
+}
+
+#define BODY_FIELD(lhs, body, key, fallback)                             \
+  auto lhs##_r = Field(body, key, fallback);                             \
+  if (!lhs##_r.ok()) return ErrorReply(400, lhs##_r.status().message()); \
+  auto lhs = *lhs##_r
+
+HttpReply PostWorkload(LiveTwin& live, const HttpRequest& r) {
+  auto body_r = ParseBody(r);
+  if (!body_r.ok()) return ErrorReply(400, body_r.status().message());
+  const json body = *body_r;
+  static const std::set<std::string> kKeys = {"name", "team",         "kind",           "tier",
+                                              "pods", "gpus_per_pod", "duration_hours", "gpu_model",
+                                              "busy", "sm_active",    "priority_class"};
+  for (auto it = body.begin(); it != body.end(); ++it)
+    if (!kKeys.count(it.key())) return ErrorReply(400, "unknown field '" + it.key() + "'");
+  BODY_FIELD(team, body, "team", std::string());
+  BODY_FIELD(name, body, "name", std::string());
+  BODY_FIELD(kind_text, body, "kind", std::string("batch"));
+  BODY_FIELD(tier_text, body, "tier", std::string());
+  BODY_FIELD(model_name, body, "gpu_model", std::string());
+  BODY_FIELD(priority_class, body, "priority_class", std::string());
+  BODY_FIELD(pods, body, "pods", 1);
+  BODY_FIELD(gpus_per_pod, body, "gpus_per_pod", 1);
+  BODY_FIELD(hours, body, "duration_hours", 1.0);
+  BODY_FIELD(busy, body, "busy", 0.9);
+  BODY_FIELD(sm, body, "sm_active", 0.5);
+  if (team.empty()) return ErrorReply(400, "team: required");
+  model::Workload w;
+  w.name = name;
+  if (!model::ParseKind(kind_text, &w.kind))
+    return ErrorReply(400,
+                      "kind '" + kind_text + "': expected inference, training, notebook or batch");
+  w.tier = w.kind == model::WorkloadKind::kInference  ? model::Tier::kProduction
+           : w.kind == model::WorkloadKind::kTraining ? model::Tier::kTraining
+                                                      : model::Tier::kDev;
+  if (!tier_text.empty() && !model::ParseTier(tier_text, &w.tier))
+    return ErrorReply(400, "tier '" + tier_text + "': expected production, training or dev");
+  w.priority_class = priority_class.empty() ? std::string(model::TierName(w.tier)) : priority_class;
+  if (pods < 1 || pods > 4096) return ErrorReply(400, "pods: expected 1..4096");
+  if (gpus_per_pod < 1) return ErrorReply(400, "gpus_per_pod: expected >= 1");
+  if (!(hours > 0) || hours > 24 * 365)
+    return ErrorReply(400, "duration_hours: expected 0 < h <= 8760");
+  if (!(busy >= 0 && busy <= 1) || !(sm >= 0 && sm <= busy))
+    return ErrorReply(400, "busy and sm_active: expected 0 <= sm_active <= busy <= 1");
+  w.pod_sets = {
+      {w.kind == model::WorkloadKind::kInference ? "replica" : "worker", pods, gpus_per_pod}};
+  if (w.kind == model::WorkloadKind::kInference) w.min_replicas = w.max_replicas = pods;
+  w.duration = SecondsF(hours * 3600);
+  w.usage.busy = busy;
+  w.usage.sm_active = sm;
+  model::WorkloadId id = -1;
+  std::string final_name;
+  const Status s = live.Control([&](twin::Twin& t) -> Status {
+    const int team_index = t.scenario().FindTeam(team);
+    if (team_index < 0) return Status::NotFound("no team named '" + team + "'");
+    w.team = team_index;
+    w.queue = team;
+    if (!model_name.empty()) {
+      w.gpu_model = t.cluster().FindGpuModel(model_name);
+      if (w.gpu_model < 0)
+        return Status::InvalidArgument("no GPU model named '" + model_name + "'");
+    }
+    if (!w.name.empty() && t.FindRun(w.name))
+      return Status::InvalidArgument("a workload named '" + w.name + "' exists");
+    STEWARD_ASSIGN_OR_RETURN(id, t.Submit(w));
+    final_name = t.runs()[id].spec.name;
+    return Status::Ok();
+  });
+  if (!s.ok()) return ErrorReply(StatusCodeOf(s), s.message());
+  return JsonReply({{"id", id}, {"name", final_name}, {"team", team}}, 201);
+}
+
+HttpReply PostQuota(LiveTwin& live, const HttpRequest& r, const std::string& team) {
+  auto body_r = ParseBody(r);
+  if (!body_r.ok()) return ErrorReply(400, body_r.status().message());
+  BODY_FIELD(gpus, *body_r, "gpus", -1);
+  if (gpus < 0) return ErrorReply(400, "gpus: required, an integer >= 0");
+  const Status s = live.Control([&](twin::Twin& t) -> Status {
+    const int index = t.scenario().FindTeam(team);
+    if (index < 0) return Status::NotFound("no team named '" + team + "'");
+    return t.SetTeamQuota(index, gpus);
+  });
+  return Reply(s, {{"team", team}, {"quota_gpus", gpus}});
+}
+
+HttpReply PostCordon(LiveTwin& live, const std::string& node, bool cordon) {
+  const Status s = live.Control([&](twin::Twin& t) -> Status {
+    const model::NodeId n = t.cluster().FindNode(node);
+    if (n == model::kNoNode) return Status::NotFound("no node named '" + node + "'");
+    return t.SetNodeCordoned(n, cordon);
+  });
+  return Reply(s, {{"node", node}, {"cordoned", cordon}});
+}
+
+// Splits "/api/a/b" into {"a", "b"}.
+std::vector<std::string> Segments(std::string_view path) {
+  std::vector<std::string> out;
+  size_t i = 0;
+  while (i < path.size()) {
+    if (path[i] == '/') {
+      ++i;
+      continue;
+    }
+    const size_t j = path.find('/', i);
+    out.emplace_back(path.substr(i, j == std::string_view::npos ? std::string_view::npos : j - i));
+    i = j == std::string_view::npos ? path.size() : j;
+  }
+  return out;
+}
+
+HttpReply MethodNotAllowed(const HttpRequest& r, std::string_view allowed) {
+  return ErrorReply(405,
+                    fmt::format("{} {}: method not allowed (use {})", r.method, r.path, allowed));
+}
+
+HttpReply HandleApi(LiveTwin& live, const HttpRequest& r, const std::vector<std::string>& seg) {
+  const std::shared_ptr<const Snapshot> snap = live.snapshot();
+  const Snapshot& s = *snap;
+  const Params p(r);
+  const bool get = r.method == "GET" || r.method == "HEAD";
+  const bool post = r.method == "POST";
+  const std::string& what = seg.size() > 1 ? seg[1] : std::string();
+  if (seg.size() == 2) {
+    if (what == "overview") {
+      if (!get) return MethodNotAllowed(r, "GET");
+      API_CHECK_PARAMS(p);
+      return JsonReply(OverviewJson(s));
+    }
+    if (what == "nodes") return get ? GetNodes(s, p) : MethodNotAllowed(r, "GET");
+    if (what == "racks") return get ? GetRacks(s, p) : MethodNotAllowed(r, "GET");
+    if (what == "queues") {
+      if (!get) return MethodNotAllowed(r, "GET");
+      API_CHECK_PARAMS(p);
+      json q = json::array();
+      for (const QueueView& v : s.queues) q.push_back(QueueJson(s, v));
+      return JsonReply({{"queues", q}});
+    }
+    if (what == "workloads") {
+      if (post) return PostWorkload(live, r);
+      return get ? GetWorkloads(s, p) : MethodNotAllowed(r, "GET, POST");
+    }
+    if (what == "incidents") {
+      if (!get) return MethodNotAllowed(r, "GET");
+      API_CHECK_PARAMS(p);
+      json list = json::array();
+      for (const IncidentView& i : s.incidents)
+        list.push_back({{"id", i.id},
+                        {"kind", i.kind},
+                        {"rack", i.rack},
+                        {"nodes", i.nodes},
+                        {"faulty_gpus", i.faulty_gpus},
+                        {"state", "open"}});
+      return JsonReply({{"incidents", list}});
+    }
+    if (what == "cost") return get ? GetCost(s, p) : MethodNotAllowed(r, "GET");
+    if (what == "timeseries") return get ? GetTimeseries(s, p) : MethodNotAllowed(r, "GET");
+  }
+  if (seg.size() == 3 && what == "nodes") {
+    if (!get) return MethodNotAllowed(r, "GET");
+    const NodeView* n = FindNode(s, seg[2]);
+    if (!n) return ErrorReply(404, "no node named '" + seg[2] + "'");
+    return JsonReply(NodeJson(s, *n, true));
+  }
+  if (seg.size() == 3 && what == "workloads") {
+    if (!get) return MethodNotAllowed(r, "GET");
+    for (const WorkloadView& w : s.workloads)
+      if (w.name == seg[2]) return JsonReply(WorkloadJson(w));
+    return ErrorReply(404, "no unfinished workload named '" + seg[2] + "'");
+  }
+  if (seg.size() == 4 && what == "nodes") {
+    const std::string& action = seg[3];
+    if (action == "cordon" || action == "uncordon") {
+      if (!post) return MethodNotAllowed(r, "POST");
+      return PostCordon(live, seg[2], action == "cordon");
+    }
+    if (action == "fault") {
+      if (!post) return MethodNotAllowed(r, "POST");
+      // The twin has no fault model yet (no GPU health changes, no XIDs): say so plainly.
+      return ErrorReply(501, "fault injection is not available: the twin has no fault model yet");
+    }
+  }
+  if (seg.size() == 4 && what == "queues" && seg[3] == "quota") {
+    if (!post) return MethodNotAllowed(r, "POST");
+    return PostQuota(live, r, seg[2]);
+  }
+  return ErrorReply(404, "no such endpoint: " + r.path + " (see docs/api.md)");
+}
+
+}  // namespace
+
+HttpReply ErrorReply(int status, const std::string& message) {
+  return JsonReply({{"error", {{"code", status}, {"message", message}}}}, status);
+}
+
+HttpReply HandleRequest(LiveTwin& live, const HttpRequest& r) {
+  const std::vector<std::string> seg = Segments(r.path);
+  if (!seg.empty() && seg[0] == "api") return HandleApi(live, r, seg);
+  const bool get = r.method == "GET" || r.method == "HEAD";
+  if (r.path == "/metrics") {
+    if (!get) return MethodNotAllowed(r, "GET");
+    HttpReply reply;
+    reply.content_type = kPrometheusContentType;
+    reply.body = RenderMetrics(*live.snapshot());
+    return reply;
+  }
+  if (r.path == "/healthz") {
+    if (!get) return MethodNotAllowed(r, "GET");
+    return HttpReply{200, "text/plain", "ok\n"};
+  }
+  if (const Asset* a = FindDashboardAsset(r.path == "/" ? "/index.html" : r.path)) {
+    if (!get) return MethodNotAllowed(r, "GET");
+    return HttpReply{200, std::string(a->content_type), std::string(a->body)};
+  }
+  return ErrorReply(404, "not found: " + r.path);
+}
+
+}  // namespace steward::server

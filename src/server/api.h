@@ -1,0 +1,33 @@
+// The HTTP API of `steward serve`, without sockets: a request (method, path, query parameters,
+// body) in, a reply (status, content type, body) out. GETs read the latest published
+// Snapshot; POSTs become LiveTwin controls. Every error is a 4xx/5xx with a JSON body
+// {"error": {"code": N, "message": "..."}}. docs/api.md documents each endpoint.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "server/live_twin.h"
+
+namespace steward::server {
+
+struct HttpRequest {
+  std::string method = "GET";
+  std::string path;  // Without the query string.
+  std::multimap<std::string, std::string> params;
+  std::string body;
+};
+
+struct HttpReply {
+  int status = 200;
+  std::string content_type = "application/json";
+  std::string body;
+};
+
+// Answers /api/*, /metrics, /healthz and the dashboard's files (/, /app.js, ...).
+HttpReply HandleRequest(LiveTwin& live, const HttpRequest& request);
+
+// The JSON error body every failed request gets.
+HttpReply ErrorReply(int status, const std::string& message);
+
+}  // namespace steward::server

@@ -1,0 +1,171 @@
+#include "server/live_twin.h"
+
+#include <algorithm>
+
+namespace steward::server {
+
+LiveTwin::LiveTwin(std::unique_ptr<twin::Twin> twin, LiveTwinOptions options)
+    : twin_(std::move(twin)),
+      options_(std::move(options)),
+      series_(std::make_shared<std::vector<SeriesPoint>>()) {
+  const size_t teams = twin_->scenario().teams.size();
+  const size_t models = twin_->cluster().gpu_models().size();
+  team_model_gpu_hours_.assign(teams, std::vector<double>(models, 0));
+  last_team_model_allocated_.assign(teams, std::vector<int>(models, 0));
+  last_publish_time_ = twin_->now();
+  Publish();
+}
+
+LiveTwin::~LiveTwin() { Stop(); }
+
+void LiveTwin::Start() {
+  if (running_) return;
+  {
+    std::lock_guard<std::mutex> lock(command_mu_);
+    stop_ = false;
+  }
+  running_ = true;
+  thread_ = std::thread([this] { Loop(); });
+}
+
+void LiveTwin::Stop() {
+  {
+    std::lock_guard<std::mutex> lock(command_mu_);
+    stop_ = true;
+  }
+  command_cv_.notify_all();
+  if (thread_.joinable()) thread_.join();
+  running_ = false;
+  // Controls still queued will never run: answer them.
+  std::deque<std::shared_ptr<Command>> left;
+  {
+    std::lock_guard<std::mutex> lock(command_mu_);
+    left.swap(commands_);
+  }
+  for (auto& c : left) c->done.set_value(Status::FailedPrecondition("the twin has stopped"));
+}
+
+void LiveTwin::Step(SimDuration d) {
+  STEWARD_CHECK(!running_);
+  std::lock_guard<std::mutex> lock(direct_mu_);
+  ApplyCommands();
+  twin_->RunUntil(twin_->now() + d);
+  Publish();
+}
+
+std::shared_ptr<const Snapshot> LiveTwin::snapshot() const {
+  std::lock_guard<std::mutex> lock(snapshot_mu_);
+  return snapshot_;
+}
+
+Status LiveTwin::Control(std::function<Status(twin::Twin&)> change,
+                         std::chrono::milliseconds timeout) {
+  if (!running_) {
+    std::lock_guard<std::mutex> lock(direct_mu_);
+    Status s = change(*twin_);
+    Publish();
+    return s;
+  }
+  auto cmd = std::make_shared<Command>();
+  cmd->change = std::move(change);
+  std::future<Status> result = cmd->done.get_future();
+  {
+    std::lock_guard<std::mutex> lock(command_mu_);
+    if (stop_) return Status::FailedPrecondition("the twin has stopped");
+    commands_.push_back(cmd);
+  }
+  command_cv_.notify_all();
+  if (result.wait_for(timeout) != std::future_status::ready) {
+    // Still queued: withdraw it, so it never runs after our caller's state is gone. Already
+    // taken by the simulation thread: it is running now, so wait for it to finish.
+    std::lock_guard<std::mutex> lock(command_mu_);
+    auto it = std::find(commands_.begin(), commands_.end(), cmd);
+    if (it != commands_.end()) {
+      commands_.erase(it);
+      return Status::FailedPrecondition("the simulation did not take the change in time");
+    }
+  }
+  return result.get();
+}
+
+void LiveTwin::ApplyCommands() {
+  std::deque<std::shared_ptr<Command>> batch;
+  {
+    std::lock_guard<std::mutex> lock(command_mu_);
+    batch.swap(commands_);
+  }
+  if (batch.empty()) return;
+  std::vector<Status> results;
+  for (auto& c : batch) results.push_back(c->change(*twin_));
+  // Publish before answering, so a client that reads after its POST sees the change.
+  Publish();
+  for (size_t i = 0; i < batch.size(); ++i) batch[i]->done.set_value(std::move(results[i]));
+}
+
+void LiveTwin::Loop() {
+  // The only reader of the real clock: the twin's time is base_sim + speed x real elapsed.
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point base_wall = Clock::now();
+  const SimTime base_sim = twin_->now();
+  Clock::time_point next_tick = base_wall + options_.step;
+  for (;;) {
+    {
+      std::unique_lock<std::mutex> lock(command_mu_);
+      command_cv_.wait_until(lock, next_tick, [&] { return stop_ || !commands_.empty(); });
+      if (stop_) break;
+    }
+    ApplyCommands();
+    const Clock::time_point wall = Clock::now();
+    if (wall < next_tick) continue;
+    const double elapsed = std::chrono::duration<double>(wall - base_wall).count();
+    const SimTime target = base_sim + SecondsF(elapsed * options_.speed);
+    if (target > twin_->now()) twin_->RunUntil(target);
+    next_tick += options_.step;
+    // A step that took longer than a tick (a very high speed-up) does not queue up ticks.
+    if (next_tick < Clock::now()) next_tick = Clock::now() + options_.step;
+    Publish();
+  }
+}
+
+void LiveTwin::Publish() {
+  const SimTime now = twin_->now();
+  // GPU-hours per (team, GPU model), integrated at publish granularity: only the split by
+  // model for pricing comes from here; the GPU-hours themselves are the twin's exact ones.
+  const double dt_hours = (now - last_publish_time_).ToHours();
+  if (dt_hours > 0)
+    for (size_t t = 0; t < team_model_gpu_hours_.size(); ++t)
+      for (size_t m = 0; m < team_model_gpu_hours_[t].size(); ++m)
+        team_model_gpu_hours_[t][m] += last_team_model_allocated_[t][m] * dt_hours;
+  last_publish_time_ = now;
+
+  SnapshotContext ctx;
+  ctx.version = ++version_;
+  ctx.speed = options_.speed;
+  ctx.price_per_gpu_hour = options_.price_per_gpu_hour;
+  ctx.currency = options_.currency;
+  ctx.team_model_gpu_hours = &team_model_gpu_hours_;
+  ctx.series = series_;
+  auto snap = std::make_shared<Snapshot>(BuildSnapshot(*twin_, ctx));
+  last_team_model_allocated_ = snap->team_model_allocated;
+
+  const double hours = now.ToHours();
+  if (last_series_hours_ < 0 ||
+      hours - last_series_hours_ >= options_.series_interval_seconds / 3600) {
+    // Copy on write: published snapshots keep the series they were built with.
+    auto next = std::make_shared<std::vector<SeriesPoint>>(*series_);
+    next->push_back(PointOf(snap->overview, hours));
+    if (next->size() > options_.max_series_points) {
+      std::vector<SeriesPoint> kept;
+      for (size_t i = 0; i < next->size(); i += 2) kept.push_back((*next)[i]);
+      if (kept.back().hours != next->back().hours) kept.push_back(next->back());
+      *next = std::move(kept);
+    }
+    series_ = next;
+    last_series_hours_ = hours;
+    snap->series = series_;
+  }
+  std::lock_guard<std::mutex> lock(snapshot_mu_);
+  snapshot_ = std::move(snap);
+}
+
+}  // namespace steward::server

@@ -1,0 +1,103 @@
+// LiveTwin runs a twin at a fixed speed-up on its own thread, publishes a Snapshot after every
+// step, and applies controls (submit, cordon, quota) between steps.
+//
+// Thread-safety: snapshot() and Control() may be called from any thread. The twin itself is
+// touched only by the simulation thread (or, before Start(), by the caller of Step()), so it
+// needs no locking; readers get an immutable shared_ptr<const Snapshot> swapped under a mutex
+// that is held only for the pointer copy, so a slow HTTP client never blocks the simulation.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <future>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "model/status.h"
+#include "server/snapshot.h"
+#include "twin/twin.h"
+
+namespace steward::server {
+
+struct LiveTwinOptions {
+  // Simulated seconds per real second. 60 (the default) is one simulated hour per real minute.
+  double speed = 60;
+  // Real time between simulation steps; each step advances speed x this. Smaller steps give
+  // smoother counters at a higher (still small) CPU cost.
+  std::chrono::milliseconds step{100};
+  // A time-series point is kept at most this often (simulated seconds) ...
+  double series_interval_seconds = 60;
+  // ... and at most this many are kept: when full, every other point is dropped, so the chart
+  // always spans the whole run at decreasing resolution.
+  size_t max_series_points = 2048;
+  // Price of an allocated GPU-hour by GPU model name (empty = no cost model), and its currency.
+  std::function<double(const std::string&)> price_per_gpu_hour;
+  std::string currency = "USD";
+};
+
+class LiveTwin {
+ public:
+  LiveTwin(std::unique_ptr<twin::Twin> twin, LiveTwinOptions options);
+  ~LiveTwin();
+  LiveTwin(const LiveTwin&) = delete;
+  LiveTwin& operator=(const LiveTwin&) = delete;
+
+  // Starts the simulation thread: from now on the twin advances with the real clock.
+  void Start();
+  // Stops and joins the simulation thread. Idempotent.
+  void Stop();
+
+  // Advances the twin by `d` of simulated time, applies queued controls and publishes.
+  // REQUIRES: the thread is not running (tests and tools drive the twin this way).
+  void Step(SimDuration d);
+
+  // The latest published snapshot (never null).
+  std::shared_ptr<const Snapshot> snapshot() const;
+
+  // Runs `change` on the twin between two steps and publishes a fresh snapshot; returns its
+  // status. Waits at most `timeout` for the simulation thread (then FailedPrecondition).
+  // Without a running thread the change runs right away on the calling thread.
+  Status Control(std::function<Status(twin::Twin&)> change,
+                 std::chrono::milliseconds timeout = std::chrono::milliseconds(5000));
+
+  const LiveTwinOptions& options() const { return options_; }
+
+ private:
+  struct Command {
+    std::function<Status(twin::Twin&)> change;
+    std::promise<Status> done;
+  };
+  void Loop();
+  void ApplyCommands();
+  void Publish();
+
+  std::unique_ptr<twin::Twin> twin_;
+  const LiveTwinOptions options_;
+
+  // Simulation-thread state.
+  std::shared_ptr<std::vector<SeriesPoint>> series_;
+  double last_series_hours_ = -1;
+  std::vector<std::vector<double>> team_model_gpu_hours_;
+  std::vector<std::vector<int>> last_team_model_allocated_;
+  SimTime last_publish_time_;
+  int64_t version_ = 0;
+
+  mutable std::mutex snapshot_mu_;
+  std::shared_ptr<const Snapshot> snapshot_;  // Guarded by snapshot_mu_.
+
+  std::mutex command_mu_;
+  std::condition_variable command_cv_;
+  std::deque<std::shared_ptr<Command>> commands_;  // Guarded by command_mu_.
+  bool stop_ = false;                              // Guarded by command_mu_.
+  std::atomic<bool> running_ = false;
+  std::mutex direct_mu_;  // Serialises Step() and Control() while no thread runs.
+  std::thread thread_;
+};
+
+}  // namespace steward::server

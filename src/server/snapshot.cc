@@ -1,0 +1,277 @@
+#include "server/snapshot.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <bit>
+
+namespace steward::server {
+namespace {
+
+// A run's pending reason as text, whichever way the twin stores it (an enum or a name).
+std::string ReasonText(twin::PendingReason r) { return std::string(twin::PendingReasonName(r)); }
+[[maybe_unused]] std::string ReasonText(std::string_view r) { return std::string(r); }
+// The run's reason detail, on twins that record one.
+template <typename Run>
+std::string DetailOf(const Run& run) {
+  if constexpr (requires { run.reason_detail; })
+    return std::string(run.reason_detail);
+  else
+    return {};
+}
+
+std::string_view RunStateName(twin::RunState s) {
+  switch (s) {
+    case twin::RunState::kPending:
+      return "pending";
+    case twin::RunState::kStarting:
+      return "starting";
+    case twin::RunState::kRunning:
+      return "running";
+    case twin::RunState::kDone:
+      return "done";
+  }
+  return "?";
+}
+
+}  // namespace
+
+char GpuStateLetter(GpuState s) {
+  switch (s) {
+    case GpuState::kIdle:
+      return 'i';
+    case GpuState::kInUse:
+      return 'u';
+    case GpuState::kFaulty:
+      return 'f';
+    case GpuState::kCordoned:
+      return 'c';
+  }
+  return '?';
+}
+
+SeriesPoint PointOf(const Overview& o, double hours) {
+  SeriesPoint p;
+  p.hours = hours;
+  p.allocation = o.allocation_rate;
+  p.busy = o.busy_utilization;
+  p.sm_active = o.sm_active_utilization;
+  p.in_use = o.gpus_in_use;
+  p.idle = o.gpus_idle;
+  p.faulty = o.gpus_faulty;
+  p.cordoned = o.gpus_cordoned;
+  p.running = o.workloads_running;
+  p.pending = o.workloads_pending;
+  return p;
+}
+
+Snapshot BuildSnapshot(const twin::Twin& tw, const SnapshotContext& ctx) {
+  Snapshot snap;
+  snap.version = ctx.version;
+  snap.series = ctx.series;
+  snap.currency = ctx.price_per_gpu_hour ? ctx.currency : "";
+  const model::Cluster& cluster = tw.cluster();
+  const twin::ClusterState& state = tw.state();
+  const twin::Scenario& scenario = tw.scenario();
+  const SimTime now = tw.now();
+  const int num_teams = static_cast<int>(scenario.teams.size());
+  const int num_models = static_cast<int>(cluster.gpu_models().size());
+
+  // Nodes: GPU states from the free mask and GPU health, one pass over nodes and GPUs.
+  Overview& o = snap.overview;
+  snap.nodes.resize(cluster.nodes().size());
+  for (model::NodeId n = 0; n < static_cast<model::NodeId>(cluster.nodes().size()); ++n) {
+    const model::Node& node = cluster.node(n);
+    NodeView& v = snap.nodes[n];
+    v.id = n;
+    v.name = node.name;
+    v.pool = cluster.pools()[node.pool].name;
+    v.gpu_model = cluster.gpu_models()[node.model].name;
+    v.rack = node.rack;
+    v.leaf = node.leaf;
+    v.capacity = node.gpu_capacity;
+    v.cordoned = node.cordoned;
+    v.schedulable = state.schedulable(n);
+    // A node that is not cordoned yet advertises no GPUs has lost its device plugin (or its
+    // GPUs): every GPU on it counts as faulty.
+    const bool plugin_down = !node.cordoned && node.gpu_allocatable <= 0;
+    const uint64_t free = state.free_mask(n);
+    v.gpus.resize(node.gpu_capacity);
+    for (int i = 0; i < node.gpu_capacity; ++i) {
+      const bool failed = cluster.gpu(node.first_gpu + i).health == model::GpuHealth::kFailed;
+      const bool is_free = (free >> i) & 1;
+      GpuState s = GpuState::kIdle;
+      if (failed || plugin_down)
+        s = GpuState::kFaulty;
+      else if (!is_free)
+        s = GpuState::kInUse;
+      else if (node.cordoned)
+        s = GpuState::kCordoned;
+      v.gpus[i] = GpuStateLetter(s);
+      switch (s) {
+        case GpuState::kIdle:
+          ++v.idle;
+          break;
+        case GpuState::kInUse:
+          ++v.in_use;
+          break;
+        case GpuState::kFaulty:
+          ++v.faulty;
+          break;
+        case GpuState::kCordoned:
+          ++v.cordoned_gpus;
+          break;
+      }
+    }
+    o.gpus_in_use += v.in_use;
+    o.gpus_idle += v.idle;
+    o.gpus_faulty += v.faulty;
+    o.gpus_cordoned += v.cordoned_gpus;
+    if (v.cordoned) ++o.nodes_cordoned;
+    if (v.faulty > 0) ++o.nodes_faulty;
+  }
+
+  // Workloads and queues: one pass over every run (done runs are only counted).
+  snap.queues.resize(num_teams);
+  snap.team_model_allocated.assign(num_teams, std::vector<int>(num_models, 0));
+  for (int t = 0; t < num_teams; ++t) {
+    snap.teams.push_back(scenario.teams[t].name);
+    snap.queues[t].team = scenario.teams[t].name;
+    snap.queues[t].quota_gpus = scenario.teams[t].quota_gpus;
+  }
+  for (int i = 0; i < twin::kNumPendingReasons; ++i)
+    o.pending_by_reason[ReasonText(static_cast<twin::PendingReason>(i))] = 0;
+  for (const twin::WorkloadRun& run : tw.runs()) {
+    if (run.state == twin::RunState::kDone) {
+      ++o.workloads_completed;
+      continue;
+    }
+    const model::Workload& w = run.spec;
+    QueueView& q = snap.queues[w.team];
+    WorkloadView v;
+    v.id = w.id;
+    v.name = w.name;
+    v.team = q.team;
+    v.kind = std::string(model::KindName(w.kind));
+    v.tier = std::string(model::TierName(w.tier));
+    v.state = std::string(RunStateName(run.state));
+    v.submitted_hours = w.submit_time.ToHours();
+    v.interruptions = run.interruptions;
+    v.pods = static_cast<int>(run.pods.size());
+    v.gpus_requested = w.kind == model::WorkloadKind::kInference
+                           ? run.desired_replicas * w.pod_sets[0].gpus_per_pod
+                           : w.TotalGpus();
+    const model::UsageRates rates =
+        run.idle ? model::IdleRates(w.usage) : model::ActiveRates(w.usage);
+    for (const twin::PodAllocation& p : run.pods) {
+      const int g = std::popcount(p.gpus);
+      v.gpus_allocated += g;
+      NodeView& nv = snap.nodes[p.node];
+      if (nv.workloads.empty() || nv.workloads.back() != w.id) nv.workloads.push_back(w.id);
+      if (p.running) nv.sm_active += g * rates.sm;
+      snap.team_model_allocated[w.team][cluster.node(p.node).model] += g;
+    }
+    q.used_gpus += v.gpus_allocated;
+    switch (run.state) {
+      case twin::RunState::kPending: {
+        v.reason = ReasonText(run.reason);
+        v.reason_detail = DetailOf(run);
+        v.pending_seconds = (now - run.pending_since).ToSeconds();
+        ++o.workloads_pending;
+        ++q.pending;
+        q.pending_gpus += v.gpus_requested - v.gpus_allocated;
+        ++o.pending_by_reason[v.reason];
+        ++q.pending_by_reason[v.reason];
+        break;
+      }
+      case twin::RunState::kStarting:
+        ++o.workloads_starting;
+        ++q.starting;
+        break;
+      case twin::RunState::kRunning:
+        ++o.workloads_running;
+        ++q.running;
+        break;
+      case twin::RunState::kDone:
+        break;
+    }
+    snap.workloads.push_back(std::move(v));
+  }
+  for (NodeView& nv : snap.nodes) std::sort(nv.workloads.begin(), nv.workloads.end());
+
+  // Usage and cost by team, from the twin's exact integrals.
+  for (int t = 0; t < num_teams; ++t) {
+    QueueView& q = snap.queues[t];
+    q.borrowed_gpus = std::max(0, q.used_gpus - q.quota_gpus);
+    for (int k = 0; k < model::kNumWorkloadKinds; ++k) {
+      // Meter groups are (team, kind) pairs: team * kNumWorkloadKinds + kind (twin.cc).
+      const twin::UsageTotals g = tw.meter().Group(now, t * model::kNumWorkloadKinds + k);
+      q.allocated_gpu_hours += g.allocated_gpu_hours;
+      q.busy_gpu_hours += g.busy_gpu_hours;
+      q.sm_active_gpu_hours += g.sm_gpu_hours;
+    }
+    if (!ctx.price_per_gpu_hour || num_models == 0) continue;
+    // Price the exact GPU-hours at the team's mix of GPU models so far (all at one price on
+    // a single-model cluster).
+    double hours = 0, weighted = 0;
+    if (ctx.team_model_gpu_hours && t < static_cast<int>(ctx.team_model_gpu_hours->size())) {
+      const auto& by_model = (*ctx.team_model_gpu_hours)[t];
+      for (int m = 0; m < num_models && m < static_cast<int>(by_model.size()); ++m) {
+        hours += by_model[m];
+        weighted += by_model[m] * ctx.price_per_gpu_hour(cluster.gpu_models()[m].name);
+      }
+    }
+    const double price =
+        hours > 0 ? weighted / hours : ctx.price_per_gpu_hour(cluster.gpu_models()[0].name);
+    q.cost = q.allocated_gpu_hours * price;
+  }
+
+  // Incidents: faulty nodes grouped by rack.
+  std::map<int, IncidentView> by_rack;
+  for (const NodeView& nv : snap.nodes) {
+    if (nv.faulty == 0) continue;
+    IncidentView& inc = by_rack[nv.rack];
+    inc.rack = nv.rack;
+    inc.nodes.push_back(nv.name);
+    inc.faulty_gpus += nv.faulty;
+  }
+  for (auto& [rack, inc] : by_rack) {
+    inc.kind = inc.nodes.size() > 1 ? "rack_event" : "node_fault";
+    inc.id = inc.nodes.size() > 1 ? fmt::format("rack-{}", rack) : "node-" + inc.nodes[0];
+    snap.incidents.push_back(std::move(inc));
+  }
+
+  // Overview.
+  const double total = cluster.total_gpus();
+  o.sim_seconds = (now - kSimStart).ToSeconds();
+  o.horizon_seconds = (tw.horizon() - kSimStart).ToSeconds();
+  o.finished = now >= tw.horizon();
+  o.speed = ctx.speed;
+  o.scenario = scenario.name;
+  o.admission_policy = scenario.policies.admission;
+  o.placement_policy = scenario.policies.placement;
+  o.gpus_total = cluster.total_gpus();
+  o.gpus_allocated = state.allocated_gpus();
+  o.nodes_total = static_cast<int>(cluster.nodes().size());
+  o.racks_total = cluster.num_racks();
+  o.workloads_submitted = static_cast<int>(tw.runs().size());
+  if (total > 0) {
+    o.allocation_rate = state.allocated_gpus() / total;
+    o.busy_utilization = tw.meter().busy_rate() / total;
+    o.sm_active_utilization = tw.meter().sm_rate() / total;
+    const double capacity = total * (now - kSimStart).ToHours();
+    if (capacity > 0) {
+      const twin::UsageTotals c = tw.meter().Cluster(now);
+      o.allocation_rate_cumulative = c.allocated_gpu_hours / capacity;
+      o.busy_utilization_cumulative = c.busy_gpu_hours / capacity;
+      o.sm_active_utilization_cumulative = c.sm_gpu_hours / capacity;
+    }
+  }
+  o.stranded_free_gpus = state.stranded_free_gpus();
+  o.whole_free_nodes = state.whole_free_nodes();
+  o.largest_free_block = state.largest_free_block();
+  o.events = tw.events_processed();
+  return snap;
+}
+
+}  // namespace steward::server

@@ -1,0 +1,145 @@
+// A Snapshot is an immutable, self-contained copy of what `steward serve` shows about a live
+// twin at one simulated instant: the overview counters, every node's GPU states, the queues,
+// the unfinished workloads, the incidents and the cost by team.
+//
+// The simulation thread builds one (BuildSnapshot) after each step and publishes it; HTTP
+// handlers only ever read published snapshots, so a slow client never holds up the twin and
+// the twin never waits for a client. Building one is O(nodes + GPUs + workloads submitted)
+// with small constants (about a millisecond at 10,240 GPUs), done a few times per real second.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "twin/twin.h"
+
+namespace steward::server {
+
+// GPU states of the heatmap and the overview. Every GPU is in exactly one:
+// faulty (health failed, or its node's device plugin advertises no GPUs while not cordoned)
+// before in-use (allocated to a pod), before cordoned (free on a cordoned node), before idle.
+enum class GpuState : uint8_t { kIdle, kInUse, kFaulty, kCordoned };
+// One letter per state in NodeView::gpus: 'i', 'u', 'f', 'c'.
+char GpuStateLetter(GpuState s);
+
+struct NodeView {
+  model::NodeId id = 0;
+  std::string name;
+  std::string pool;
+  std::string gpu_model;
+  int rack = 0;
+  int leaf = 0;
+  int capacity = 0;
+  int in_use = 0, idle = 0, faulty = 0, cordoned_gpus = 0;
+  bool cordoned = false;
+  bool schedulable = false;
+  double sm_active = 0;                      // SM-active GPU-equivalents on the node right now.
+  std::string gpus;                          // One GpuStateLetter per GPU index.
+  std::vector<model::WorkloadId> workloads;  // With pods on the node.
+};
+
+struct WorkloadView {
+  model::WorkloadId id = 0;
+  std::string name;
+  std::string team;
+  std::string kind;
+  std::string tier;
+  std::string state;   // pending | starting | running
+  std::string reason;  // Pending reason (snake_case), "" unless pending.
+  std::string reason_detail;
+  int gpus_requested = 0;  // All pods at full size (services: current replicas wanted).
+  int gpus_allocated = 0;
+  int pods = 0;
+  double submitted_hours = 0;  // Simulated hours since the start.
+  double pending_seconds = 0;  // Time in its current pending spell (pending only).
+  int interruptions = 0;
+};
+
+struct QueueView {
+  std::string team;
+  int quota_gpus = 0;
+  int used_gpus = 0;      // Allocated to the team's pods now.
+  int borrowed_gpus = 0;  // max(0, used - quota): only policies that lend let this exceed 0.
+  int running = 0, starting = 0, pending = 0;
+  int pending_gpus = 0;
+  std::map<std::string, int> pending_by_reason;
+  double allocated_gpu_hours = 0, busy_gpu_hours = 0, sm_active_gpu_hours = 0;
+  double cost = 0;  // allocated GPU-hours x price (0 without a cost model).
+};
+
+// An open incident: faulty GPUs grouped by rack (several faulty nodes in one rack read as a
+// rack event, one node as a node fault). Empty while the twin has no faults.
+struct IncidentView {
+  std::string id;
+  std::string kind;  // node_fault | rack_event
+  int rack = 0;
+  std::vector<std::string> nodes;
+  int faulty_gpus = 0;
+};
+
+struct SeriesPoint {
+  double hours = 0;
+  double allocation = 0, busy = 0, sm_active = 0;  // Shares of all GPUs, instantaneous.
+  int in_use = 0, idle = 0, faulty = 0, cordoned = 0;
+  int running = 0, pending = 0;
+};
+
+struct Overview {
+  double sim_seconds = 0;
+  double horizon_seconds = 0;
+  bool finished = false;  // Reached the horizon; the twin stands still from then on.
+  double speed = 0;       // Simulated seconds per real second.
+  std::string scenario;
+  std::string admission_policy, placement_policy;
+  int gpus_total = 0, gpus_in_use = 0, gpus_idle = 0, gpus_faulty = 0, gpus_cordoned = 0;
+  int gpus_allocated = 0;  // In use plus faulty GPUs still held by pods.
+  int nodes_total = 0, nodes_cordoned = 0, nodes_faulty = 0, racks_total = 0;
+  int workloads_submitted = 0, workloads_running = 0, workloads_starting = 0, workloads_pending = 0,
+      workloads_completed = 0;
+  // Instantaneous shares of all GPUs: allocated, GPU_UTIL-busy and SM-active equivalents.
+  double allocation_rate = 0, busy_utilization = 0, sm_active_utilization = 0;
+  // The same over the whole run so far (GPU-hours / capacity GPU-hours).
+  double allocation_rate_cumulative = 0, busy_utilization_cumulative = 0,
+         sm_active_utilization_cumulative = 0;
+  int stranded_free_gpus = 0, whole_free_nodes = 0, largest_free_block = 0;
+  std::map<std::string, int> pending_by_reason;
+  int64_t events = 0;
+};
+
+struct Snapshot {
+  int64_t version = 0;  // Increases with every published snapshot.
+  Overview overview;
+  std::vector<NodeView> nodes;          // By node id.
+  std::vector<WorkloadView> workloads;  // Unfinished, by id.
+  std::vector<QueueView> queues;        // By team index.
+  std::vector<IncidentView> incidents;
+  std::string currency;  // "" when no cost model is configured.
+  std::shared_ptr<const std::vector<SeriesPoint>> series;
+  std::vector<std::string> teams;  // For validating controls without touching the twin.
+  std::vector<std::vector<int>> team_model_allocated;  // [team][GPU model] allocated GPUs.
+};
+
+// Inputs of BuildSnapshot that the twin does not know.
+struct SnapshotContext {
+  int64_t version = 0;
+  double speed = 0;
+  // Price of one allocated GPU-hour by GPU model name; empty = no cost model.
+  std::function<double(const std::string& gpu_model)> price_per_gpu_hour;
+  std::string currency;
+  // Per team, allocated GPU-hours by GPU model index so far (the split used to price teams on
+  // a mixed cluster); empty = price everything at the cluster's first GPU model.
+  const std::vector<std::vector<double>>* team_model_gpu_hours = nullptr;
+  std::shared_ptr<const std::vector<SeriesPoint>> series;
+};
+
+// Reads the twin (on its thread) into a snapshot.
+Snapshot BuildSnapshot(const twin::Twin& twin, const SnapshotContext& context);
+
+// The series point of a snapshot's overview.
+SeriesPoint PointOf(const Overview& o, double hours);
+
+}  // namespace steward::server

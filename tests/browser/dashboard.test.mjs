@@ -1,0 +1,196 @@
+// End-to-end browser test of `steward serve`: starts the server on a free loopback port, drives
+// the dashboard in Debian's headless Chromium (playwright-core, no bundled browser), checks the
+// counters against /api/overview, uses two controls, saves a screenshot, and stops the server.
+//
+//   node tests/browser/dashboard.test.mjs STEWARD_BINARY [SCREENSHOT_DIR]
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { chromium } from "playwright-core";
+
+const steward = resolve(process.argv[2] || "");
+if (!process.argv[2]) {
+  console.error("usage: dashboard.test.mjs STEWARD_BINARY [SCREENSHOT_DIR]");
+  process.exit(2);
+}
+const shotDir = resolve(process.argv[3] || dirname(steward));
+const chromiumPath = process.env.CHROMIUM || "/usr/bin/chromium";
+
+function fail(message) {
+  throw new Error(message);
+}
+
+async function waitFor(what, fn, timeoutMs = 30000) {
+  const end = Date.now() + timeoutMs;
+  let last;
+  while (Date.now() < end) {
+    try {
+      last = await fn();
+      if (last) return last;
+    } catch (e) {
+      last = e;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  fail(`timed out waiting for ${what} (last: ${last})`);
+}
+
+// A short horizon at a high speed-up: the twin runs live for about two seconds, then stands
+// still at the horizon, so the page and the API can be compared number for number.
+const server = spawn(steward, ["serve", "--port", "0", "--speed", "1800", "--days", "0.05"],
+                     { stdio: ["ignore", "pipe", "pipe"] });
+let log = "";
+server.stdout.on("data", (d) => (log += d));
+server.stderr.on("data", (d) => (log += d));
+const exited = new Promise((r) => server.on("exit", (code, signal) => r({ code, signal })));
+
+const userDataDir = mkdtempSync(join(tmpdir(), "steward-chromium-"));
+let context;
+let ok = false;
+try {
+  const port = await waitFor("the server's address", () => {
+    const m = log.match(/http:\/\/127\.0\.0\.1:(\d+)\//);
+    return m && Number(m[1]);
+  }, 20000);
+  const base = `http://127.0.0.1:${port}`;
+  const api = async (path) => {
+    const res = await fetch(base + path);
+    if (!res.ok) fail(`${path}: HTTP ${res.status}`);
+    return res.json();
+  };
+
+  context = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: chromiumPath,
+    headless: true,
+    viewport: { width: 1400, height: 1000 },
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+           "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+  });
+  const page = context.pages()[0] || (await context.newPage());
+  const errors = [];
+  page.on("pageerror", (e) => errors.push("page error: " + e.message));
+  // Chromium logs every HTTP error response; the refused controls are expected ones.
+  page.on("console", (m) => m.type() === "error" &&
+    !m.text().startsWith("Failed to load resource: the server responded with a status of") &&
+    errors.push("console: " + m.text()));
+  // Offline: the page may load nothing but what Steward serves.
+  const foreign = [];
+  await page.route("**/*", (route) => {
+    const url = route.request().url();
+    if (url.startsWith(base + "/")) return route.continue();
+    foreign.push(url);
+    return route.abort();
+  });
+
+  await page.goto(base + "/");
+  await page.waitForSelector("body[data-ready='1']", { timeout: 20000 });
+  const firstSim = Number(await page.getAttribute("#sim-time", "data-value"));
+  // Live updates: the page shows the horizon being reached without a reload.
+  await page.waitForSelector("#finished", { timeout: 30000 });
+  const lastSim = Number(await page.getAttribute("#sim-time", "data-value"));
+  if (!(lastSim > firstSim)) fail(`sim time on the page did not advance (${firstSim} -> ${lastSim})`);
+
+  const readCounters = () => page.$$eval("#counters [data-key]", (els) =>
+    els.map((e) => ({ key: e.dataset.key, value: e.dataset.value, text: e.textContent })));
+  const compare = async () => {
+    const o = await api("/api/overview");
+    const shown = await readCounters();
+    const diffs = [];
+    for (const c of shown) {
+      if (!(c.key in o)) diffs.push(`${c.key}: not in /api/overview`);
+      else if (Number(c.value) !== o[c.key]) diffs.push(`${c.key}: page ${c.value}, API ${o[c.key]}`);
+      else if (Number.isInteger(o[c.key]) && c.text.replace(/,/g, "") !== String(o[c.key]))
+        diffs.push(`${c.key}: shows "${c.text}", API ${o[c.key]}`);
+    }
+    return { o, shown, diffs };
+  };
+  let cmp = await waitFor("page counters equal to /api/overview", async () => {
+    const r = await compare();
+    return r.diffs.length === 0 ? r : false;
+  }, 10000);
+  const keys = cmp.shown.map((c) => c.key);
+  for (const k of ["gpus_in_use", "gpus_idle", "gpus_faulty", "gpus_cordoned", "workloads_pending"])
+    if (!keys.includes(k)) fail(`no ${k} counter on the page`);
+  console.log(`counters match /api/overview at sim_time ${cmp.o.sim_time}: ` +
+              cmp.shown.map((c) => `${c.key}=${c.value}`).join(" "));
+
+  // Panels are drawn: heatmap rows for every node, chart lines, the queue table, cost bars.
+  const nodes = (await api("/api/nodes?limit=1")).total;
+  const racks = (await api("/api/racks")).racks.length;
+  const queues = await page.$$eval("#queues tbody tr", (rows) => rows.length);
+  const lines = await page.$$eval("#chart polyline", (l) => l.length);
+  const bars = await page.$$eval("#cost rect", (r) => r.length);
+  if (queues !== (await api("/api/queues")).queues.length) fail(`queue table has ${queues} rows`);
+  if (lines !== 3) fail(`chart has ${lines} lines, want 3`);
+  if (bars === 0) fail("no cost bars");
+  console.log(`${nodes} nodes in ${racks} racks; ${queues} queues; ${lines} chart lines`);
+
+  // Control 1: cordon an idle node picked on the page (the last idle one: whole under first-fit).
+  const idleTotal = (await api("/api/nodes?state=idle&limit=1")).total;
+  if (idleTotal === 0) fail("no idle node to cordon");
+  const idle = (await api(`/api/nodes?state=idle&offset=${idleTotal - 1}&limit=1`)).nodes[0];
+  const before = cmp.o;
+  await page.fill("#node-name", idle.name);
+  await page.click("#cordon-button");
+  await waitFor("the cordon to show", async () =>
+    (await page.textContent("#control-result")).includes("cordoned"), 10000);
+  cmp = await waitFor("counters after cordon", async () => {
+    const r = await compare();
+    return r.diffs.length === 0 && r.o.gpus_cordoned === before.gpus_cordoned + idle.gpus_idle ? r : false;
+  }, 10000);
+  console.log(`cordoned ${idle.name}: gpus_cordoned ${before.gpus_cordoned} -> ${cmp.o.gpus_cordoned}, ` +
+              `gpus_idle ${before.gpus_idle} -> ${cmp.o.gpus_idle}`);
+
+  // Control 2: submit a workload with the form; it is listed by the API and counted.
+  await page.selectOption("#submit-team", "research");
+  await page.click("#submit-button");
+  const submitted = await waitFor("the submission to show", async () => {
+    const m = (await page.textContent("#control-result")).match(/^submitted (\S+) for research/);
+    return m && m[1];
+  }, 10000);
+  const job = await api(`/api/workloads/${encodeURIComponent(submitted)}`);
+  const afterCordon = cmp.o;
+  cmp = await waitFor("counters after submit", async () => {
+    const r = await compare();
+    return r.diffs.length === 0 && r.o.workloads_submitted === afterCordon.workloads_submitted + 1 ? r : false;
+  }, 10000);
+  console.log(`submitted ${job.name} (${job.state}, ${job.gpus_requested} GPUs): workloads_submitted ` +
+              `${afterCordon.workloads_submitted} -> ${cmp.o.workloads_submitted}`);
+
+  // Control 3: change a queue's quota; the queue table follows.
+  await page.selectOption("#quota-team", "research");
+  await page.fill("#quota-form [name=gpus]", "100");
+  await page.click("#quota-button");
+  await waitFor("the new quota in the queue table", async () =>
+    (await page.textContent("#queues tr[data-team='research'] td.quota")) === "100", 10000);
+  const research = (await api("/api/queues")).queues.find((q) => q.team === "research");
+  if (research.quota_gpus !== 100) fail(`API quota of research is ${research.quota_gpus}`);
+  console.log("quota of research set to 100 through the page");
+
+  // Control 4: fault injection has no hook in the twin yet; the page shows the API's refusal.
+  await page.click("#fault-button");
+  await waitFor("the fault-injection answer", async () =>
+    (await page.getAttribute("#control-result", "class")).includes("err") &&
+    (await page.textContent("#control-result")).includes("fault"), 10000);
+
+  const shot = join(shotDir, "serve_dashboard.png");
+  await page.screenshot({ path: shot, fullPage: true });
+  console.log(`screenshot: ${shot}`);
+  if (foreign.length) fail("the page tried to load remote files: " + foreign.join(", "));
+  if (errors.length) fail(errors.join("\n"));
+  ok = true;
+} finally {
+  if (context) await context.close().catch(() => {});
+  rmSync(userDataDir, { recursive: true, force: true });
+  server.kill("SIGTERM");
+  const timer = setTimeout(() => server.kill("SIGKILL"), 10000);
+  const { code, signal } = await exited;
+  clearTimeout(timer);
+  if (ok && code !== 0) {
+    console.error(`steward serve exited with ${code ?? signal} after SIGTERM\n${log}`);
+    process.exitCode = 1;
+  }
+  if (!ok) console.error(log);
+}
+console.log(process.exitCode ? "FAIL" : "dashboard browser test: ok");

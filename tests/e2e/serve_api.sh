@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# End-to-end: `steward serve` on a free loopback port: the API answers, /metrics parses with
+# Steward's own parser, controls work, bad requests get JSON 4xx, and SIGTERM stops it cleanly.
+set -euo pipefail
+bin=${1:?usage: serve_api.sh STEWARD}
+tmp=$(mktemp -d)
+pid=
+cleanup() { [ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$tmp"; }
+trap cleanup EXIT
+fail() { echo "FAIL: $*" >&2; cat "$tmp/log" >&2 || true; exit 1; }
+
+"$bin" serve --port 0 --speed 3600 >"$tmp/log" 2>&1 & pid=$!
+port=
+for _ in $(seq 1 100); do
+  port=$(sed -n 's|.*http://127\.0\.0\.1:\([0-9]*\)/.*|\1|p' "$tmp/log" | head -1)
+  [ -n "$port" ] && break
+  sleep 0.1
+done
+[ -n "$port" ] || fail "serve printed no address"
+base="http://127.0.0.1:$port"
+
+curl -sf "$base/api/overview" -o "$tmp/o.json" || fail "GET /api/overview"
+python3 - "$tmp/o.json" <<'PY'
+import json, sys
+o = json.load(open(sys.argv[1]))
+for k in ["sim_time", "gpus_total", "gpus_in_use", "gpus_idle", "gpus_faulty", "gpus_cordoned",
+          "workloads_running", "workloads_pending", "allocation_rate", "sm_active_utilization"]:
+    assert k in o, k
+assert o["gpus_total"] == 10240, o["gpus_total"]
+assert o["gpus_in_use"] + o["gpus_idle"] + o["gpus_faulty"] + o["gpus_cordoned"] == 10240
+PY
+
+curl -sf "$base/metrics" -o "$tmp/metrics.prom" || fail "GET /metrics"
+"$bin" metrics parse "$tmp/metrics.prom" --json >"$tmp/m.json" || fail "steward metrics parse rejects /metrics"
+grep -q '^steward_gpus{state="in_use"} ' "$tmp/metrics.prom" || fail "no steward_gpus series"
+
+for p in nodes racks queues workloads incidents cost timeseries; do
+  curl -sf "$base/api/$p" -o "$tmp/$p.json" || fail "GET /api/$p"
+  python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$tmp/$p.json" || fail "/api/$p is not JSON"
+done
+curl -sf "$base/" | grep -q 'data-key="gpus_in_use"' || fail "dashboard page"
+
+# Controls.
+code=$(curl -s -o "$tmp/post.json" -w '%{http_code}' -X POST "$base/api/workloads" \
+  -d '{"team":"research","kind":"training","pods":2,"gpus_per_pod":8,"duration_hours":1,"name":"e2e-job"}')
+[ "$code" = 201 ] || fail "POST /api/workloads answered $code: $(cat "$tmp/post.json")"
+curl -sf "$base/api/workloads/e2e-job" >/dev/null || fail "submitted workload not listed"
+code=$(curl -s -o /dev/null -w '%{http_code}' -X POST -d '' "$base/api/nodes/h100-1279/cordon")
+[ "$code" = 200 ] || fail "cordon answered $code"
+curl -sf "$base/api/nodes/h100-1279" | python3 -c "import json,sys; assert json.load(sys.stdin)['cordoned']" \
+  || fail "node not cordoned"
+code=$(curl -s -o /dev/null -w '%{http_code}' -X POST -d '{"gpus":100}' "$base/api/queues/research/quota")
+[ "$code" = 200 ] || fail "quota answered $code"
+
+# Bad requests: 4xx with a JSON error body.
+for req in "GET /api/workloads?limit=abc 400" "GET /api/nope 404" "DELETE /api/overview 405" \
+           "POST /api/queues/nobody/quota 404"; do
+  set -- $req
+  code=$(curl -s -o "$tmp/err.json" -w '%{http_code}' -X "$1" -d '{"gpus":1}' "$base$2")
+  [ "$code" = "$3" ] || fail "$1 $2 answered $code, want $3"
+  python3 -c "import json,sys; assert 'message' in json.load(open(sys.argv[1]))['error']" "$tmp/err.json" \
+    || fail "$1 $2: no JSON error body"
+done
+
+kill -TERM "$pid"
+for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+kill -0 "$pid" 2>/dev/null && fail "still running 10 s after SIGTERM"
+wait "$pid" && rc=0 || rc=$?
+pid=
+[ "$rc" = 0 ] || fail "exit code $rc after SIGTERM"
+grep -q "SIGTERM received" "$tmp/log" || fail "no shutdown message"
+echo "serve_api: ok"

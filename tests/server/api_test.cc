@@ -1,0 +1,173 @@
+#include "server/api.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "server_test_util.h"
+
+namespace steward::server {
+namespace {
+
+using nlohmann::json;
+using testing::MakeLive;
+using testing::TwoNodeYaml;
+
+class ApiTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    live_ = MakeLive(TwoNodeYaml());
+    live_->Step(Hours(1));
+  }
+  HttpReply Call(const std::string& method, const std::string& path,
+                 std::multimap<std::string, std::string> params = {}, std::string body = {}) {
+    HttpRequest r;
+    r.method = method;
+    r.path = path;
+    r.params = std::move(params);
+    r.body = std::move(body);
+    return HandleRequest(*live_, r);
+  }
+  json Get(const std::string& path, std::multimap<std::string, std::string> params = {}) {
+    HttpReply r = Call("GET", path, std::move(params));
+    EXPECT_EQ(r.status, 200) << path << ": " << r.body;
+    EXPECT_EQ(r.content_type, "application/json");
+    return json::parse(r.body);
+  }
+  // Asserts an error status with a JSON error body; returns its message.
+  std::string Error(const HttpReply& r, int status) {
+    EXPECT_EQ(r.status, status) << r.body;
+    json j = json::parse(r.body);
+    EXPECT_EQ(j["error"]["code"], status);
+    return j["error"]["message"].get<std::string>();
+  }
+  std::unique_ptr<LiveTwin> live_;
+};
+
+TEST_F(ApiTest, OverviewHasTheDocumentedKeys) {
+  json o = Get("/api/overview");
+  for (const char* k :
+       {"sim_time", "gpus_total", "gpus_in_use", "gpus_idle", "gpus_faulty", "gpus_cordoned",
+        "workloads_running", "workloads_pending", "allocation_rate", "sm_active_utilization",
+        "busy_utilization", "pending_by_reason"})
+    EXPECT_TRUE(o.contains(k)) << k;
+  EXPECT_EQ(o["sim_time"], 3600.0);
+  EXPECT_EQ(o["gpus_total"], 16);
+  EXPECT_EQ(o["gpus_in_use"], 8);
+  EXPECT_EQ(o["gpus_idle"], 8);
+  EXPECT_EQ(o["workloads_running"], 1);
+  EXPECT_EQ(o["allocation_rate"], 0.5);
+  EXPECT_EQ(o["sm_active_utilization"], 0.25);
+}
+
+TEST_F(ApiTest, NodesRacksQueuesWorkloads) {
+  json nodes = Get("/api/nodes");
+  EXPECT_EQ(nodes["total"], 2);
+  EXPECT_EQ(nodes["nodes"][0]["gpus"], "uuuuuuuu");
+  json idle = Get("/api/nodes", {{"state", "idle"}});
+  ASSERT_EQ(idle["total"], 1);
+  const std::string idle_node = idle["nodes"][0]["name"];
+  json page = Get("/api/nodes", {{"offset", "1"}, {"limit", "1"}});
+  EXPECT_EQ(page["total"], 2);
+  ASSERT_EQ(page["nodes"].size(), 1u);
+  EXPECT_EQ(page["nodes"][0]["name"], idle_node);
+  json node = Get("/api/nodes/" + nodes["nodes"][0]["name"].get<std::string>());
+  ASSERT_EQ(node["workloads"].size(), 1u);
+  EXPECT_EQ(node["workloads"][0], "job-000000");
+  json racks = Get("/api/racks");
+  ASSERT_EQ(racks["racks"].size(), 1u);  // Racks of two nodes.
+  EXPECT_EQ(racks["racks"][0]["gpus_in_use"], 8);
+  EXPECT_EQ(racks["racks"][0]["nodes"].size(), 2u);
+  json queues = Get("/api/queues");
+  ASSERT_EQ(queues["queues"].size(), 2u);
+  EXPECT_EQ(queues["queues"][0]["quota_gpus"], 16);
+  EXPECT_EQ(queues["queues"][0]["used_gpus"], 8);
+  json w = Get("/api/workloads", {{"state", "running"}});
+  ASSERT_EQ(w["total"], 1);
+  EXPECT_EQ(w["workloads"][0]["name"], "job-000000");
+  EXPECT_EQ(Get("/api/workloads", {{"state", "pending"}})["total"], 0);
+  EXPECT_EQ(Get("/api/workloads/job-000000")["gpus_allocated"], 8);
+  EXPECT_TRUE(Get("/api/incidents")["incidents"].empty());
+  json cost = Get("/api/cost");
+  EXPECT_NEAR(cost["teams"][0]["allocated_gpu_hours"].get<double>(), 8.0, 1e-9);
+  EXPECT_TRUE(cost["currency"].is_null());  // No cost model in this fixture.
+  json ts = Get("/api/timeseries");
+  ASSERT_EQ(ts["points"].size(), 2u);
+  EXPECT_EQ(ts["points"][1]["allocation"], 0.5);
+  EXPECT_EQ(Get("/api/timeseries", {{"since_hours", "0.5"}})["points"].size(), 1u);
+}
+
+TEST_F(ApiTest, BadRequestsGetJsonErrors) {
+  EXPECT_NE(Error(Call("GET", "/api/nodes", {{"limit", "0"}}), 400).find("limit"),
+            std::string::npos);
+  Error(Call("GET", "/api/nodes", {{"limit", "ten"}}), 400);
+  Error(Call("GET", "/api/nodes", {{"state", "broken"}}), 400);
+  EXPECT_NE(Error(Call("GET", "/api/overview", {{"verbose", "1"}}), 400).find("verbose"),
+            std::string::npos);
+  Error(Call("GET", "/api/workloads", {{"team", "nobody"}}), 400);
+  Error(Call("GET", "/api/timeseries", {{"since_hours", "x"}}), 400);
+  Error(Call("GET", "/api/nodes/no-such-node"), 404);
+  Error(Call("GET", "/api/workloads/no-such-job"), 404);
+  Error(Call("GET", "/api/nothing"), 404);
+  Error(Call("GET", "/nothing.js"), 404);
+  Error(Call("DELETE", "/api/overview"), 405);
+  Error(Call("GET", "/api/nodes/x/cordon"), 405);
+  Error(Call("POST", "/api/workloads", {}, "{not json"), 400);
+  Error(Call("POST", "/api/workloads", {}, "[1]"), 400);
+  Error(Call("POST", "/api/workloads", {}, R"({"team":"a","gpus_per_pod":"8"})"), 400);
+  Error(Call("POST", "/api/workloads", {}, R"({"team":"a","colour":"red"})"), 400);
+  Error(Call("POST", "/api/workloads", {}, R"({"kind":"batch"})"), 400);  // No team.
+  Error(Call("POST", "/api/workloads", {}, R"({"team":"zz"})"), 404);
+  Error(Call("POST", "/api/workloads", {}, R"({"team":"a","gpus_per_pod":9})"), 400);
+  Error(Call("POST", "/api/workloads", {}, R"({"team":"a","name":"job-000000"})"), 400);
+  Error(Call("POST", "/api/queues/a/quota", {}, R"({})"), 400);
+  Error(Call("POST", "/api/queues/zz/quota", {}, R"({"gpus":1})"), 404);
+  Error(Call("POST", "/api/nodes/zz/cordon"), 404);
+  Error(Call("POST", "/api/nodes/p-0000/fault"), 501);
+  // Invalid UTF-8 in a path is echoed safely, not thrown on.
+  Error(Call("GET", "/api/nodes/\xff\xfe"), 404);
+  EXPECT_EQ(live_->snapshot()->overview.workloads_submitted, 1);  // Nothing was submitted.
+}
+
+TEST_F(ApiTest, ControlsChangeTheTwin) {
+  HttpReply r = Call("POST", "/api/workloads", {},
+                     R"({"team":"b","kind":"training","pods":1,"gpus_per_pod":4,)"
+                     R"("duration_hours":1,"name":"mine"})");
+  ASSERT_EQ(r.status, 201) << r.body;
+  EXPECT_EQ(json::parse(r.body)["name"], "mine");
+  live_->Step(Minutes(1));
+  json w = Get("/api/workloads/mine");
+  EXPECT_EQ(w["state"], "pending");
+  EXPECT_EQ(w["reason"], "quota_exhausted");
+  EXPECT_EQ(w["tier"], "training");
+  ASSERT_EQ(Call("POST", "/api/queues/b/quota", {}, R"({"gpus":4})").status, 200);
+  EXPECT_EQ(Get("/api/queues")["queues"][1]["quota_gpus"], 4);
+  live_->Step(Minutes(5));
+  EXPECT_EQ(Get("/api/workloads/mine")["state"], "running");
+  const std::string node = Get("/api/nodes", {{"state", "idle"}})["nodes"][0]["name"];
+  ASSERT_EQ(Call("POST", "/api/nodes/" + node + "/cordon").status, 200);
+  json o = Get("/api/overview");
+  EXPECT_EQ(o["gpus_cordoned"], 4);  // The 4 GPUs "mine" left free on that node.
+  EXPECT_EQ(o["nodes_cordoned"], 1);
+  ASSERT_EQ(Call("POST", "/api/nodes/" + node + "/uncordon").status, 200);
+  EXPECT_EQ(Get("/api/overview")["gpus_cordoned"], 0);
+}
+
+TEST_F(ApiTest, ServesTheDashboardAndMetrics) {
+  HttpReply page = Call("GET", "/");
+  EXPECT_EQ(page.status, 200);
+  EXPECT_EQ(page.content_type, "text/html; charset=utf-8");
+  EXPECT_NE(page.body.find("data-key=\"gpus_in_use\""), std::string::npos);
+  EXPECT_EQ(page.body.find("http://"), std::string::npos) << "the page must not load remote files";
+  HttpReply js = Call("GET", "/app.js");
+  EXPECT_EQ(js.status, 200);
+  EXPECT_NE(js.body.find("/api/overview"), std::string::npos);
+  EXPECT_EQ(Call("GET", "/style.css").status, 200);
+  HttpReply m = Call("GET", "/metrics");
+  EXPECT_EQ(m.status, 200);
+  EXPECT_NE(m.content_type.find("version=0.0.4"), std::string::npos);
+  EXPECT_EQ(Call("GET", "/healthz").body, "ok\n");
+}
+
+}  // namespace
+}  // namespace steward::server

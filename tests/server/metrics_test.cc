@@ -1,0 +1,82 @@
+#include "server/metrics.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "server_test_util.h"
+#include "telemetry/exposition.h"
+
+namespace steward::server {
+namespace {
+
+using testing::MakeLive;
+using testing::TwoNodeYaml;
+
+// Value of the sample `name` whose labels are exactly `labels`; NaN if absent.
+double Value(const telemetry::Scrape& s, std::string_view name,
+             const std::map<std::string, std::string>& labels = {}) {
+  for (const auto& sample : s.samples) {
+    if (sample.name != name || sample.label_count != labels.size()) continue;
+    bool match = true;
+    for (const auto& [k, v] : labels) match = match && s.LabelValue(sample, k, "\x01") == v;
+    if (match) return sample.value;
+  }
+  return std::nan("");
+}
+
+TEST(MetricsTest, ParsesCleanlyWithTheProjectsParser) {
+  LiveTwinOptions opt;
+  opt.price_per_gpu_hour = [](const std::string&) { return 2.0; };
+  auto live = MakeLive(TwoNodeYaml(), opt);
+  live->Step(Hours(1));
+  const std::string text = RenderMetrics(*live->snapshot());
+  telemetry::ParseOptions po;
+  po.dialect = telemetry::Dialect::kPrometheusText;
+  const telemetry::Scrape s = telemetry::ParseExposition(text, po);
+  for (const auto& e : s.errors) ADD_FAILURE() << e.ToString();
+  EXPECT_TRUE(s.ok());
+  for (const auto& f : s.families) {
+    EXPECT_TRUE(f.name.starts_with("steward_")) << f.name;
+    EXPECT_NE(f.type, telemetry::MetricType::kUntyped) << f.name;
+    EXPECT_FALSE(f.help.empty()) << f.name;
+  }
+  EXPECT_EQ(Value(s, "steward_gpus", {{"state", "in_use"}}), 8);
+  EXPECT_EQ(Value(s, "steward_gpus", {{"state", "idle"}}), 8);
+  EXPECT_EQ(Value(s, "steward_gpus", {{"state", "faulty"}}), 0);
+  EXPECT_EQ(Value(s, "steward_gpus", {{"state", "cordoned"}}), 0);
+  EXPECT_EQ(Value(s, "steward_gpus_total"), 16);
+  EXPECT_EQ(Value(s, "steward_allocation_ratio"), 0.5);
+  EXPECT_EQ(Value(s, "steward_sm_active_ratio"), 0.25);
+  EXPECT_EQ(Value(s, "steward_workloads", {{"state", "running"}}), 1);
+  EXPECT_EQ(Value(s, "steward_pending_workloads", {{"reason", "quota_exhausted"}}), 0);
+  EXPECT_EQ(Value(s, "steward_queue_quota_gpus", {{"team", "a"}}), 16);
+  EXPECT_EQ(Value(s, "steward_queue_used_gpus", {{"team", "a"}}), 8);
+  EXPECT_NEAR(Value(s, "steward_team_gpu_hours_total", {{"team", "a"}, {"kind", "allocated"}}), 8,
+              1e-9);
+  EXPECT_NEAR(Value(s, "steward_team_cost_total", {{"team", "a"}, {"currency", "USD"}}), 16, 1e-9);
+  EXPECT_EQ(Value(s, "steward_sim_time_seconds"), 3600);
+}
+
+TEST(MetricsTest, PendingByTeamAndReasonAndEscapedLabels) {
+  auto live = MakeLive(twin::testing::SmallScenarioYaml(1, "a\\\"x:0", ""));
+  model::Workload w;
+  w.pod_sets = {{"worker", 1, 2}};
+  w.duration = Hours(1);
+  ASSERT_TRUE(live->Control([&](twin::Twin& t) { return t.Submit(w).status(); }).ok());
+  live->Step(Minutes(1));
+  const std::string text = RenderMetrics(*live->snapshot());
+  const telemetry::Scrape s = telemetry::ParseExposition(text);
+  EXPECT_TRUE(s.ok()) << (s.errors.empty() ? "" : s.errors[0].ToString());
+  const std::string team = live->snapshot()->queues[0].team;
+  EXPECT_EQ(
+      Value(s, "steward_queue_pending_workloads", {{"team", team}, {"reason", "quota_exhausted"}}),
+      1);
+  EXPECT_EQ(Value(s, "steward_queue_pending_gpus", {{"team", team}}), 2);
+  // No cost model: no cost series.
+  EXPECT_TRUE(
+      std::isnan(Value(s, "steward_team_cost_total", {{"team", team}, {"currency", "USD"}})));
+}
+
+}  // namespace
+}  // namespace steward::server

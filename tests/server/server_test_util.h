@@ -1,0 +1,28 @@
+// Fixtures for server tests: a LiveTwin on a small scenario, driven step by step (no thread).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "../twin/twin_test_util.h"
+#include "server/live_twin.h"
+
+namespace steward::server::testing {
+
+// Two nodes x 8 H100 in one rack; team a (quota 16) and b (quota 0); one 8-GPU batch job of
+// team a at t = 0 for 2 h (busy 0.8, SM-active 0.5).
+inline std::string TwoNodeYaml() {
+  return twin::testing::SmallScenarioYaml(
+      2, "a:16,b:0",
+      "generators:\n"
+      "  - {name: job, team: a, kind: batch, arrival: {process: once, count: 1}, gpus_per_pod: 8,"
+      " duration_hours: 2, usage: {busy: 0.8, sm_active: 0.5}}\n");
+}
+
+inline std::unique_ptr<LiveTwin> MakeLive(const std::string& yaml, LiveTwinOptions options = {}) {
+  auto t = twin::Twin::Create(twin::testing::MustParse(yaml));
+  if (!t.ok()) throw std::runtime_error(t.status().message());
+  return std::make_unique<LiveTwin>(std::move(t).value(), std::move(options));
+}
+
+}  // namespace steward::server::testing
