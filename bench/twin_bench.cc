@@ -26,11 +26,13 @@ int main(int argc, char** argv) {
     }
     const auto start = std::chrono::steady_clock::now();
     const steward::twin::Report r = (*t)->Run();
-    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (baseline == 0) baseline = wall;
-    std::printf("%-10s %8.0f %12lld %10.3f %12.0f %14.4f %8.2f   (alloc %.1f%%, SM-active %.1f%%)\n",
-                placement, days, static_cast<long long>(r.events), wall, r.events / wall,
-                wall / days, wall / baseline, 100 * r.allocation_rate, 100 * r.sm_active_utilization);
+    std::printf(
+        "%-10s %8.0f %12lld %10.3f %12.0f %14.4f %8.2f   (alloc %.1f%%, SM-active %.1f%%)\n",
+        placement, days, static_cast<long long>(r.events), wall, r.events / wall, wall / days,
+        wall / baseline, 100 * r.allocation_rate, 100 * r.sm_active_utilization);
   }
   return 0;
 }

@@ -1,8 +1,8 @@
 // `steward diagnose`: the guide's case-1 playbook on a source of usage data.
+#include <fmt/format.h>
+
 #include <iostream>
 #include <map>
-
-#include <fmt/format.h>
 
 #include "cli/commands.h"
 #include "cost/cost_model.h"
@@ -75,7 +75,8 @@ void Run(const DiagnoseArgs& a) {
     Fail();
   }
   if (a.twin.empty()) {
-    std::cerr << "steward: diagnose --prometheus and --bundle are not implemented yet; use --twin\n";
+    std::cerr
+        << "steward: diagnose --prometheus and --bundle are not implemented yet; use --twin\n";
     Fail();
   }
   Result<diagnose::Diagnosis> d = FromTwin(a);
@@ -83,8 +84,10 @@ void Run(const DiagnoseArgs& a) {
     std::cerr << "steward: " << d.status().message() << "\n";
     Fail();
   }
-  if (a.json) std::cout << diagnose::ToJson(*d).dump(2) << "\n";
-  else std::cout << diagnose::ToText(*d);
+  if (a.json)
+    std::cout << diagnose::ToJson(*d).dump(2) << "\n";
+  else
+    std::cout << diagnose::ToText(*d);
 }
 
 }  // namespace
@@ -92,12 +95,16 @@ void Run(const DiagnoseArgs& a) {
 void RegisterDiagnoseCommands(CLI::App& app) {
   auto a = std::make_shared<DiagnoseArgs>();
   auto* cmd = app.add_subcommand(
-      "diagnose", "Why is real GPU utilization low? Allocation vs SM-active, waste by cause, "
-                  "top wasters, recommendations (the guide's case-1 playbook)");
-  cmd->add_option("--twin", a->twin, "Diagnose a twin run of this scenario (\"default\" = built-in)");
+      "diagnose",
+      "Why is real GPU utilization low? Allocation vs SM-active, waste by cause, "
+      "top wasters, recommendations (the guide's case-1 playbook)");
+  cmd->add_option("--twin", a->twin,
+                  "Diagnose a twin run of this scenario (\"default\" = built-in)");
   cmd->add_option("--prometheus", a->prometheus, "Diagnose from a Prometheus server (not yet)");
-  cmd->add_option("--bundle", a->bundle, "Diagnose an offline bundle of scrapes + kubectl JSON (not yet)");
-  cmd->add_option("--days", a->days, "Twin: simulated days (overrides the scenario)")->check(CLI::PositiveNumber);
+  cmd->add_option("--bundle", a->bundle,
+                  "Diagnose an offline bundle of scrapes + kubectl JSON (not yet)");
+  cmd->add_option("--days", a->days, "Twin: simulated days (overrides the scenario)")
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--seed", a->seed, "Twin: seed (overrides the scenario)");
   cmd->add_flag("--json", a->json, "Print one JSON object");
   cmd->callback([a] { Run(*a); });

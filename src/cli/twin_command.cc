@@ -1,11 +1,10 @@
 // `steward twin ...`: run, validate (and later explain) twin scenarios.
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <fstream>
 #include <iostream>
-
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
@@ -55,10 +54,10 @@ Status AttachLedger(const RunArgs& a, const twin::Scenario& scenario, twin::Twin
       r.allocated_gpu_hours = u.hours.allocated;
       r.busy_gpu_hours = u.hours.busy;
       r.sm_active_gpu_hours = u.hours.sm_active;
-      for (auto [cause, h] : {std::pair{"zombie", u.hours.zombie},
-                              std::pair{"over_request", u.hours.over_request},
-                              std::pair{"dataloader_stall", u.hours.data_stall},
-                              std::pair{"startup", u.hours.startup}})
+      for (auto [cause, h] :
+           {std::pair{"zombie", u.hours.zombie}, std::pair{"over_request", u.hours.over_request},
+            std::pair{"dataloader_stall", u.hours.data_stall},
+            std::pair{"startup", u.hours.startup}})
         if (h > 0) r.waste_gpu_hours_by_cause[cause] = h;
       records.push_back(std::move(r));
     }
@@ -148,16 +147,30 @@ Result<SimTime> ParseAt(const std::string& text) {
   double scale = 3600;
   std::string num = text;
   switch (text.back()) {
-    case 's': scale = 1; num.pop_back(); break;
-    case 'm': scale = 60; num.pop_back(); break;
-    case 'h': scale = 3600; num.pop_back(); break;
-    case 'd': scale = 86400; num.pop_back(); break;
-    default: break;
+    case 's':
+      scale = 1;
+      num.pop_back();
+      break;
+    case 'm':
+      scale = 60;
+      num.pop_back();
+      break;
+    case 'h':
+      scale = 3600;
+      num.pop_back();
+      break;
+    case 'd':
+      scale = 86400;
+      num.pop_back();
+      break;
+    default:
+      break;
   }
   char* end = nullptr;
   const double v = std::strtod(num.c_str(), &end);
   if (num.empty() || end != num.c_str() + num.size() || v < 0)
-    return Status::InvalidArgument(fmt::format("--at: '{}' is not a time (e.g. 36h, 90m, 2d)", text));
+    return Status::InvalidArgument(
+        fmt::format("--at: '{}' is not a time (e.g. 36h, 90m, 2d)", text));
   return kSimStart + SecondsF(v * scale);
 }
 
@@ -213,7 +226,8 @@ void Explain(const ExplainArgs& a) {
                            j["team"].get<std::string>(), j["tier"].get<std::string>());
   if (pending)
     std::cout << fmt::format("  pending for {:.0f}s: {}{}{}\n", j["waiting_seconds"].get<double>(),
-                             run->reason, run->reason_detail.empty() ? "" : ": ", run->reason_detail);
+                             run->reason, run->reason_detail.empty() ? "" : ": ",
+                             run->reason_detail);
 }
 
 }  // namespace
@@ -246,7 +260,8 @@ void RegisterTwinCommands(CLI::App& app) {
 
   auto ex = std::make_shared<ExplainArgs>();
   auto* explain = twin->add_subcommand("explain", "Why is a workload pending at time T?");
-  explain->add_option("scenario", ex->scenario, "Scenario YAML file (omit for the built-in default)");
+  explain->add_option("scenario", ex->scenario,
+                      "Scenario YAML file (omit for the built-in default)");
   explain->add_option("--at", ex->at, "Simulated time: 36h, 90m, 2d, 3600s (plain number: hours)")
       ->required();
   explain->add_option("--workload", ex->workload, "Workload name (as in the report)")->required();

@@ -1,9 +1,9 @@
 #include "diagnose/diagnosis.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
-
-#include <fmt/format.h>
 
 namespace steward::diagnose {
 namespace {
@@ -16,7 +16,8 @@ double R(double x, int digits = 2) {
 // The guide's remedies (四、怎么系统性提升), one per cause.
 const char* ActionFor(const std::string& cause) {
   if (cause == "zombie")
-    return "Reclaim idle GPUs: notify after 30 min and release after 60 min with SM-active < 5% and "
+    return "Reclaim idle GPUs: notify after 30 min and release after 60 min with SM-active < 5% "
+           "and "
            "unchanged FB_USED (notebooks first; exempt serving and checkpointing pods).";
   if (cause == "over_request")
     return "Right-size requests to observed use (see top wasters); share GPUs (MIG / time-slicing) "
@@ -28,7 +29,8 @@ const char* ActionFor(const std::string& cause) {
     return "Raise per-GPU efficiency: larger batches, fused kernels, fewer GPUs per small model; "
            "check communication (all-reduce) for distributed jobs.";
   if (cause == "fragmentation")
-    return "Binpack small jobs, keep a whole-node pool for 8-GPU/multi-node training and a small-job "
+    return "Binpack small jobs, keep a whole-node pool for 8-GPU/multi-node training and a "
+           "small-job "
            "pool for 1-2 GPU work; allow bounded defragmenting preemption.";
   if (cause == "queueing")
     return "Let idle quota be borrowed: put team queues in a cohort with borrowingLimit and "
@@ -79,8 +81,10 @@ Diagnosis Diagnose(const std::vector<UsageInput>& usage, const ClusterInput& clu
     tw.waste += w.waste;
     workloads.push_back(std::move(w));
   }
-  if (cluster.stranded_gpu_hours > 0) d.waste_gpu_hours_by_cause["fragmentation"] = cluster.stranded_gpu_hours;
-  if (cluster.queueing_gpu_hours > 0) d.waste_gpu_hours_by_cause["queueing"] = cluster.queueing_gpu_hours;
+  if (cluster.stranded_gpu_hours > 0)
+    d.waste_gpu_hours_by_cause["fragmentation"] = cluster.stranded_gpu_hours;
+  if (cluster.queueing_gpu_hours > 0)
+    d.waste_gpu_hours_by_cause["queueing"] = cluster.queueing_gpu_hours;
   for (const auto& [cause, h] : d.waste_gpu_hours_by_cause)
     d.waste_usd_by_cause[cause] = h * cluster.usd_per_gpu_hour;
   if (cluster.capacity_gpu_hours > 0) {
@@ -129,8 +133,10 @@ nlohmann::json ToJson(const Diagnosis& d) {
   auto wasters = [](const std::vector<Diagnosis::Waster>& v) {
     json a = json::array();
     for (const auto& x : v)
-      a.push_back({{"name", x.name}, {"allocated_gpu_hours", R(x.allocated)},
-                   {"sm_active_gpu_hours", R(x.sm_active)}, {"waste_gpu_hours", R(x.waste)},
+      a.push_back({{"name", x.name},
+                   {"allocated_gpu_hours", R(x.allocated)},
+                   {"sm_active_gpu_hours", R(x.sm_active)},
+                   {"waste_gpu_hours", R(x.waste)},
                    {"top_cause", x.top_cause}});
     return a;
   };
@@ -138,7 +144,9 @@ nlohmann::json ToJson(const Diagnosis& d) {
   j["top_workloads"] = wasters(d.top_workloads);
   json recs = json::array();
   for (const auto& r : d.recommendations)
-    recs.push_back({{"cause", r.cause}, {"action", r.action}, {"gpu_hours", R(r.gpu_hours)},
+    recs.push_back({{"cause", r.cause},
+                    {"action", r.action},
+                    {"gpu_hours", R(r.gpu_hours)},
                     {"usd", R(r.usd)}});
   j["recommendations"] = recs;
   return j;
@@ -146,8 +154,9 @@ nlohmann::json ToJson(const Diagnosis& d) {
 
 std::string ToText(const Diagnosis& d) {
   std::string o = "1. Allocation vs real utilization\n";
-  o += fmt::format("   allocated {:.1f}% of capacity, busy {:.1f}%, SM-active {:.1f}%\n",
-                   100 * d.allocation_rate, 100 * d.busy_utilization, 100 * d.sm_active_utilization);
+  o +=
+      fmt::format("   allocated {:.1f}% of capacity, busy {:.1f}%, SM-active {:.1f}%\n",
+                  100 * d.allocation_rate, 100 * d.busy_utilization, 100 * d.sm_active_utilization);
   if (d.allocation_rate > 0 && d.sm_active_utilization < 0.5 * d.allocation_rate)
     o += "   -> GPUs are held but not computing: this is waste, not a shortage of GPUs.\n";
   o += "2. Waste by cause                GPU-hours          USD\n";

@@ -8,10 +8,9 @@
 #pragma once
 
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace steward::diagnose {
 
@@ -19,7 +18,7 @@ namespace steward::diagnose {
 struct UsageInput {
   std::string workload;
   std::string team;
-  std::string kind;       // inference, training, notebook, batch.
+  std::string kind;  // inference, training, notebook, batch.
   std::string gpu_model;
   double allocated = 0;
   double busy = 0;

@@ -1,8 +1,8 @@
 #include "model/cluster.h"
 
-#include <algorithm>
-
 #include <fmt/format.h>
+
+#include <algorithm>
 
 namespace steward::model {
 

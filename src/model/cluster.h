@@ -48,13 +48,13 @@ struct Taint {
 
 struct Node {
   std::string name;
-  int pool = 0;           // Index into Cluster::pools().
-  int rack = 0;           // Dense rack id.
-  int leaf = 0;           // Leaf switch group / scalable unit id.
-  int nvlink_domain = 0;  // The node itself for HGX; the rack for NVL72-style systems.
-  int model = 0;          // GPU model of every GPU on the node.
-  GpuId first_gpu = 0;    // GPUs of a node are contiguous: [first_gpu, first_gpu + gpu_capacity).
-  int gpu_capacity = 0;   // nvidia.com/gpu in status.capacity.
+  int pool = 0;             // Index into Cluster::pools().
+  int rack = 0;             // Dense rack id.
+  int leaf = 0;             // Leaf switch group / scalable unit id.
+  int nvlink_domain = 0;    // The node itself for HGX; the rack for NVL72-style systems.
+  int model = 0;            // GPU model of every GPU on the node.
+  GpuId first_gpu = 0;      // GPUs of a node are contiguous: [first_gpu, first_gpu + gpu_capacity).
+  int gpu_capacity = 0;     // nvidia.com/gpu in status.capacity.
   int gpu_allocatable = 0;  // nvidia.com/gpu in status.allocatable (0 when the plugin is down).
   int64_t cpu_milli = 0;
   int64_t memory_mib = 0;

@@ -1,9 +1,9 @@
 #include "model/status.h"
 
+#include <fmt/format.h>
+
 #include <cstdio>
 #include <cstdlib>
-
-#include <fmt/format.h>
 
 namespace steward {
 
@@ -11,13 +11,27 @@ std::string Status::ToString() const {
   if (ok()) return "OK";
   const char* name = "error";
   switch (code_) {
-    case Code::kOk: name = "OK"; break;
-    case Code::kInvalidArgument: name = "invalid argument"; break;
-    case Code::kNotFound: name = "not found"; break;
-    case Code::kFailedPrecondition: name = "failed precondition"; break;
-    case Code::kIoError: name = "I/O error"; break;
-    case Code::kCorrupt: name = "corrupt data"; break;
-    case Code::kInternal: name = "internal error"; break;
+    case Code::kOk:
+      name = "OK";
+      break;
+    case Code::kInvalidArgument:
+      name = "invalid argument";
+      break;
+    case Code::kNotFound:
+      name = "not found";
+      break;
+    case Code::kFailedPrecondition:
+      name = "failed precondition";
+      break;
+    case Code::kIoError:
+      name = "I/O error";
+      break;
+    case Code::kCorrupt:
+      name = "corrupt data";
+      break;
+    case Code::kInternal:
+      name = "internal error";
+      break;
   }
   return fmt::format("{}: {}", name, message_);
 }

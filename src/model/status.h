@@ -16,12 +16,21 @@ namespace steward {
 
 class [[nodiscard]] Status {
  public:
-  enum class Code { kOk, kInvalidArgument, kNotFound, kFailedPrecondition, kIoError, kCorrupt,
-                    kInternal };
+  enum class Code {
+    kOk,
+    kInvalidArgument,
+    kNotFound,
+    kFailedPrecondition,
+    kIoError,
+    kCorrupt,
+    kInternal
+  };
 
   Status() = default;  // OK.
   static Status Ok() { return Status(); }
-  static Status InvalidArgument(std::string msg) { return {Code::kInvalidArgument, std::move(msg)}; }
+  static Status InvalidArgument(std::string msg) {
+    return {Code::kInvalidArgument, std::move(msg)};
+  }
   static Status NotFound(std::string msg) { return {Code::kNotFound, std::move(msg)}; }
   static Status FailedPrecondition(std::string msg) {
     return {Code::kFailedPrecondition, std::move(msg)};
@@ -52,8 +61,8 @@ Status MakeInputError(std::string_view file, int line, int column, std::string_v
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : v_(std::move(value)) {}          // NOLINT: implicit by design.
-  Result(Status status) : v_(std::move(status)) {    // NOLINT
+  Result(T value) : v_(std::move(value)) {}        // NOLINT: implicit by design.
+  Result(Status status) : v_(std::move(status)) {  // NOLINT
     assert(!std::get<Status>(v_).ok() && "Result built from an OK status");
   }
   bool ok() const { return std::holds_alternative<T>(v_); }
@@ -61,9 +70,18 @@ class [[nodiscard]] Result {
     static const Status kOk;
     return ok() ? kOk : std::get<Status>(v_);
   }
-  T& value() & { assert(ok()); return std::get<T>(v_); }
-  const T& value() const& { assert(ok()); return std::get<T>(v_); }
-  T&& value() && { assert(ok()); return std::get<T>(std::move(v_)); }
+  T& value() & {
+    assert(ok());
+    return std::get<T>(v_);
+  }
+  const T& value() const& {
+    assert(ok());
+    return std::get<T>(v_);
+  }
+  T&& value() && {
+    assert(ok());
+    return std::get<T>(std::move(v_));
+  }
   T* operator->() { return &value(); }
   const T* operator->() const { return &value(); }
   T& operator*() & { return value(); }
@@ -78,9 +96,9 @@ class [[nodiscard]] Result {
 #define STEWARD_CONCAT_INNER_(a, b) a##b
 #define STEWARD_CONCAT_(a, b) STEWARD_CONCAT_INNER_(a, b)
 
-#define STEWARD_RETURN_IF_ERROR(expr)          \
-  do {                                         \
-    ::steward::Status steward_status_ = (expr); \
+#define STEWARD_RETURN_IF_ERROR(expr)                  \
+  do {                                                 \
+    ::steward::Status steward_status_ = (expr);        \
     if (!steward_status_.ok()) return steward_status_; \
   } while (0)
 
@@ -93,8 +111,8 @@ class [[nodiscard]] Result {
   STEWARD_ASSIGN_OR_RETURN_IMPL_(STEWARD_CONCAT_(steward_result_, __LINE__), lhs, expr)
 
 // Broken invariants abort: they are bugs, not input errors.
-#define STEWARD_CHECK(cond)                                                  \
-  do {                                                                       \
+#define STEWARD_CHECK(cond)                                                   \
+  do {                                                                        \
     if (!(cond)) ::steward::internal::CheckFailed(#cond, __FILE__, __LINE__); \
   } while (0)
 

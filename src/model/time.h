@@ -27,7 +27,10 @@ class SimDuration {
   constexpr SimDuration operator*(int64_t k) const { return SimDuration(us_ * k); }
   constexpr int64_t operator/(SimDuration o) const { return us_ / o.us_; }
   constexpr SimDuration operator%(SimDuration o) const { return SimDuration(us_ % o.us_); }
-  SimDuration& operator+=(SimDuration o) { us_ = Sat(us_, o.us_); return *this; }
+  SimDuration& operator+=(SimDuration o) {
+    us_ = Sat(us_, o.us_);
+    return *this;
+  }
 
  private:
   constexpr explicit SimDuration(int64_t us) : us_(us) {}

@@ -6,54 +6,77 @@ namespace steward::model {
 
 std::string_view KindName(WorkloadKind kind) {
   switch (kind) {
-    case WorkloadKind::kInference: return "inference";
-    case WorkloadKind::kTraining: return "training";
-    case WorkloadKind::kNotebook: return "notebook";
-    case WorkloadKind::kBatch: return "batch";
+    case WorkloadKind::kInference:
+      return "inference";
+    case WorkloadKind::kTraining:
+      return "training";
+    case WorkloadKind::kNotebook:
+      return "notebook";
+    case WorkloadKind::kBatch:
+      return "batch";
   }
   return "?";
 }
 
 bool ParseKind(std::string_view text, WorkloadKind* kind) {
-  if (text == "inference") *kind = WorkloadKind::kInference;
-  else if (text == "training") *kind = WorkloadKind::kTraining;
-  else if (text == "notebook") *kind = WorkloadKind::kNotebook;
-  else if (text == "batch" || text == "ci" || text == "eval") *kind = WorkloadKind::kBatch;
-  else return false;
+  if (text == "inference")
+    *kind = WorkloadKind::kInference;
+  else if (text == "training")
+    *kind = WorkloadKind::kTraining;
+  else if (text == "notebook")
+    *kind = WorkloadKind::kNotebook;
+  else if (text == "batch" || text == "ci" || text == "eval")
+    *kind = WorkloadKind::kBatch;
+  else
+    return false;
   return true;
 }
 
 std::string_view TierName(Tier tier) {
   switch (tier) {
-    case Tier::kProduction: return "production";
-    case Tier::kTraining: return "training";
-    case Tier::kDev: return "dev";
+    case Tier::kProduction:
+      return "production";
+    case Tier::kTraining:
+      return "training";
+    case Tier::kDev:
+      return "dev";
   }
   return "?";
 }
 
 bool ParseTier(std::string_view text, Tier* tier) {
-  if (text == "production") *tier = Tier::kProduction;
-  else if (text == "training") *tier = Tier::kTraining;
-  else if (text == "dev") *tier = Tier::kDev;
-  else return false;
+  if (text == "production")
+    *tier = Tier::kProduction;
+  else if (text == "training")
+    *tier = Tier::kTraining;
+  else if (text == "dev")
+    *tier = Tier::kDev;
+  else
+    return false;
   return true;
 }
 
 std::string_view TopologyName(TopologyPreference topology) {
   switch (topology) {
-    case TopologyPreference::kNone: return "none";
-    case TopologyPreference::kSameNvlinkDomain: return "nvlink";
-    case TopologyPreference::kSameLeaf: return "leaf";
+    case TopologyPreference::kNone:
+      return "none";
+    case TopologyPreference::kSameNvlinkDomain:
+      return "nvlink";
+    case TopologyPreference::kSameLeaf:
+      return "leaf";
   }
   return "?";
 }
 
 bool ParseTopology(std::string_view text, TopologyPreference* topology) {
-  if (text == "none") *topology = TopologyPreference::kNone;
-  else if (text == "nvlink") *topology = TopologyPreference::kSameNvlinkDomain;
-  else if (text == "leaf") *topology = TopologyPreference::kSameLeaf;
-  else return false;
+  if (text == "none")
+    *topology = TopologyPreference::kNone;
+  else if (text == "nvlink")
+    *topology = TopologyPreference::kSameNvlinkDomain;
+  else if (text == "leaf")
+    *topology = TopologyPreference::kSameLeaf;
+  else
+    return false;
   return true;
 }
 

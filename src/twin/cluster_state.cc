@@ -8,8 +8,7 @@ namespace steward::twin {
 ClusterState::ClusterState(const model::Cluster& cluster) : cluster_(cluster) {
   const auto& nodes = cluster.nodes();
   for (const auto& n : nodes) max_gpus_ = std::max(max_gpus_, n.gpu_capacity);
-  buckets_.assign(cluster.gpu_models().size(),
-                  std::vector<std::set<model::NodeId>>(max_gpus_ + 1));
+  buckets_.assign(cluster.gpu_models().size(), std::vector<std::set<model::NodeId>>(max_gpus_ + 1));
   whole_nodes_.assign(cluster.gpu_models().size(), 0);
   whole_gpus_.assign(cluster.gpu_models().size(), 0);
   free_.resize(nodes.size());

@@ -1,10 +1,10 @@
 #include "twin/csv.h"
 
+#include <fmt/format.h>
+
 #include <charconv>
 #include <fstream>
 #include <sstream>
-
-#include <fmt/format.h>
 
 namespace steward::twin {
 

@@ -16,9 +16,9 @@ namespace steward::twin {
 struct Distribution {
   enum class Kind { kConstant, kUniform, kExponential, kLogNormal, kChoice };
   Kind kind = Kind::kConstant;
-  double value = 0;  // kConstant.
-  double mean = 0;   // kExponential.
-  double median = 0, sigma = 0;  // kLogNormal.
+  double value = 0;                     // kConstant.
+  double mean = 0;                      // kExponential.
+  double median = 0, sigma = 0;         // kLogNormal.
   std::vector<double> values, weights;  // kChoice (weights need not sum to 1).
   // Bounds: the range of kUniform, and a clamp for every other kind when set.
   double min = -1e300, max = 1e300;

@@ -4,8 +4,7 @@
 
 namespace steward::twin {
 
-void EventQueue::Push(SimTime time, EventKind kind, int32_t target, uint32_t epoch,
-                      int32_t aux) {
+void EventQueue::Push(SimTime time, EventKind kind, int32_t target, uint32_t epoch, int32_t aux) {
   heap_.push_back(Event{time, next_seq_++, kind, target, epoch, aux});
   std::push_heap(heap_.begin(), heap_.end(), Later);
 }

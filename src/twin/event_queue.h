@@ -13,15 +13,15 @@
 namespace steward::twin {
 
 enum class EventKind : uint8_t {
-  kArrive,      // A workload is submitted.
-  kSchedule,    // Run an admission + placement pass.
-  kStart,       // Pods placed earlier are now running (after startup).
-  kPhase,       // A running workload changes usage phase (a notebook goes idle).
-  kFinish,      // A workload completes.
-  kFail,        // A running workload fails (restarts from its last checkpoint).
-  kScale,       // Inference services rescale to the diurnal demand.
-  kSample,      // Record one point of the report's time series.
-  kWindow,      // Close a usage window (per-workload records for the ledger).
+  kArrive,    // A workload is submitted.
+  kSchedule,  // Run an admission + placement pass.
+  kStart,     // Pods placed earlier are now running (after startup).
+  kPhase,     // A running workload changes usage phase (a notebook goes idle).
+  kFinish,    // A workload completes.
+  kFail,      // A running workload fails (restarts from its last checkpoint).
+  kScale,     // Inference services rescale to the diurnal demand.
+  kSample,    // Record one point of the report's time series.
+  kWindow,    // Close a usage window (per-workload records for the ledger).
 };
 
 struct Event {

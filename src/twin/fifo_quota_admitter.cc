@@ -1,8 +1,8 @@
 // The foundation's naive admission: per-team StrictFIFO with a fixed quota. It is what a
 // cluster without a queueing layer effectively does, and the baseline that governance beats.
-#include <deque>
-
 #include <fmt/format.h>
+
+#include <deque>
 
 #include "twin/admitter.h"
 
@@ -34,8 +34,8 @@ class FifoQuotaAdmitter final : public Admitter {
         const int budget = quota_[t] - used_[t];
         if (host.GpusWanted(id) > budget) {
           host.SetPendingReason(id, PendingReasonName(PendingReason::kQuotaExhausted),
-                               fmt::format("team {} uses {} of {} GPUs; needs {}", t, used_[t],
-                                           quota_[t], host.GpusWanted(id)));
+                                fmt::format("team {} uses {} of {} GPUs; needs {}", t, used_[t],
+                                            quota_[t], host.GpusWanted(id)));
           break;
         }
         bool done = false;

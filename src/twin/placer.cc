@@ -9,7 +9,8 @@ namespace {
 // they are one class with a parameter (style.md: variants are parameters, not classes).
 class BucketPlacer final : public Placer {
  public:
-  BucketPlacer(std::string_view name, bool fullest_first) : name_(name), fullest_first_(fullest_first) {}
+  BucketPlacer(std::string_view name, bool fullest_first)
+      : name_(name), fullest_first_(fullest_first) {}
   std::string_view Name() const override { return name_; }
 
   model::NodeId ChooseNode(const ClusterState& state, const PodRequest& req) const override {

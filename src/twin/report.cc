@@ -1,9 +1,9 @@
 #include "twin/report.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
-
-#include <fmt/format.h>
 
 namespace steward::twin {
 
@@ -44,8 +44,10 @@ nlohmann::json ToJson(const Report& r) {
   j["total_nodes"] = r.total_nodes;
   j["policies"] = {{"admission", r.admission_policy}, {"placement", r.placement_policy}};
   j["events"] = r.events;
-  j["workloads"] = {{"submitted", r.workloads_submitted}, {"completed", r.workloads_completed},
-                    {"running", r.workloads_running}, {"pending", r.workloads_pending}};
+  j["workloads"] = {{"submitted", r.workloads_submitted},
+                    {"completed", r.workloads_completed},
+                    {"running", r.workloads_running},
+                    {"pending", r.workloads_pending}};
   j["capacity_gpu_hours"] = R(r.capacity_gpu_hours, 2);
   j["allocated_gpu_hours"] = R(r.allocated_gpu_hours, 2);
   j["busy_gpu_hours"] = R(r.busy_gpu_hours, 2);
@@ -67,13 +69,19 @@ nlohmann::json ToJson(const Report& r) {
   j["pending_by_reason"] = r.pending_by_reason;
   json waits = json::object();
   for (const auto& [tier, p] : r.queue_wait_seconds)
-    waits[tier] = {{"count", p.count}, {"p50", R(p.p50, 1)}, {"p95", R(p.p95, 1)},
-                   {"p99", R(p.p99, 1)}, {"max", R(p.max, 1)}};
+    waits[tier] = {{"count", p.count},
+                   {"p50", R(p.p50, 1)},
+                   {"p95", R(p.p95, 1)},
+                   {"p99", R(p.p99, 1)},
+                   {"max", R(p.max, 1)}};
   j["queue_wait_seconds"] = waits;
   json team_waits = json::object();
   for (const auto& [team, p] : r.queue_wait_seconds_by_team)
-    team_waits[team] = {{"count", p.count}, {"p50", R(p.p50, 1)}, {"p95", R(p.p95, 1)},
-                        {"p99", R(p.p99, 1)}, {"max", R(p.max, 1)}};
+    team_waits[team] = {{"count", p.count},
+                        {"p50", R(p.p50, 1)},
+                        {"p95", R(p.p95, 1)},
+                        {"p99", R(p.p99, 1)},
+                        {"max", R(p.max, 1)}};
   j["queue_wait_seconds_by_team"] = team_waits;
   j["preemptions"] = r.preemptions;
   json lost = json::object();
@@ -81,19 +89,22 @@ nlohmann::json ToJson(const Report& r) {
   j["lost_gpu_hours_by_team"] = lost;
   json alerts = json::array();
   for (const auto& a : r.tenant_alerts)
-    alerts.push_back({{"team", a.team}, {"threshold", R(r.alert_tenant_share)},
-                      {"first_at_hours", R(a.first_hours, 2)}, {"peak_share", R(a.peak_share)},
+    alerts.push_back({{"team", a.team},
+                      {"threshold", R(r.alert_tenant_share)},
+                      {"first_at_hours", R(a.first_hours, 2)},
+                      {"peak_share", R(a.peak_share)},
                       {"hours_over", R(a.hours_over, 2)}});
   j["tenant_alerts"] = alerts;
   json by_team = json::object(), usage = json::object();
   for (const auto& [team, u] : r.teams) {
     by_team[team] = R(u.allocated_gpu_hours, 2);
-    usage[team] = {{"allocated_gpu_hours", R(u.allocated_gpu_hours, 2)},
-                   {"busy_gpu_hours", R(u.busy_gpu_hours, 2)},
-                   {"sm_active_gpu_hours", R(u.sm_active_gpu_hours, 2)},
-                   {"sm_active_efficiency",
-                    u.allocated_gpu_hours > 0 ? R(u.sm_active_gpu_hours / u.allocated_gpu_hours) : 0.0},
-                   {"workloads", u.workloads}};
+    usage[team] = {
+        {"allocated_gpu_hours", R(u.allocated_gpu_hours, 2)},
+        {"busy_gpu_hours", R(u.busy_gpu_hours, 2)},
+        {"sm_active_gpu_hours", R(u.sm_active_gpu_hours, 2)},
+        {"sm_active_efficiency",
+         u.allocated_gpu_hours > 0 ? R(u.sm_active_gpu_hours / u.allocated_gpu_hours) : 0.0},
+        {"workloads", u.workloads}};
   }
   j["gpu_hours_by_team"] = by_team;
   j["usage_by_team"] = usage;
@@ -104,9 +115,12 @@ nlohmann::json ToJson(const Report& r) {
   j["usage_by_kind"] = by_kind;
   json series = json::array();
   for (const auto& p : r.series)
-    series.push_back({{"hours", R(p.hours, 3)}, {"allocation", R(p.allocation)},
-                      {"busy", R(p.busy)}, {"sm_active", R(p.sm_active)},
-                      {"running", p.running}, {"pending", p.pending},
+    series.push_back({{"hours", R(p.hours, 3)},
+                      {"allocation", R(p.allocation)},
+                      {"busy", R(p.busy)},
+                      {"sm_active", R(p.sm_active)},
+                      {"running", p.running},
+                      {"pending", p.pending},
                       {"whole_free_nodes", p.whole_free_nodes},
                       {"stranded_free_gpus", p.stranded_free_gpus},
                       {"largest_free_block", p.largest_free_block}});
@@ -116,16 +130,20 @@ nlohmann::json ToJson(const Report& r) {
 
 std::string ToText(const Report& r) {
   std::string out;
-  auto line = [&](std::string_view k, const std::string& v) { out += fmt::format("  {:<34} {}\n", k, v); };
+  auto line = [&](std::string_view k, const std::string& v) {
+    out += fmt::format("  {:<34} {}\n", k, v);
+  };
   out += fmt::format("Steward twin report: {} (seed {}, {:.1f} days, {} GPUs on {} nodes)\n",
                      r.scenario, r.seed, r.days, r.total_gpus, r.total_nodes);
-  out += fmt::format("  policies: admission={} placement={}\n\n", r.admission_policy, r.placement_policy);
+  out += fmt::format("  policies: admission={} placement={}\n\n", r.admission_policy,
+                     r.placement_policy);
   out += "Utilization (share of capacity GPU-hours)\n";
   line("allocation rate", fmt::format("{:6.1f}%", 100 * r.allocation_rate));
   line("busy (GPU_UTIL-style)", fmt::format("{:6.1f}%", 100 * r.busy_utilization));
   line("real utilization (SM-active)", fmt::format("{:6.1f}%", 100 * r.sm_active_utilization));
-  line("allocated but idle GPU-hours", fmt::format("{:.0f} of {:.0f} allocated",
-                                                   r.idle_allocated_gpu_hours, r.allocated_gpu_hours));
+  line(
+      "allocated but idle GPU-hours",
+      fmt::format("{:.0f} of {:.0f} allocated", r.idle_allocated_gpu_hours, r.allocated_gpu_hours));
   out += "\nFragmentation (end of run)\n";
   const Fragmentation& f = r.fragmentation;
   line("free GPUs", std::to_string(f.free_gpus));
@@ -135,21 +153,27 @@ std::string ToText(const Report& r) {
   line("largest placeable gang", fmt::format("{} GPUs", f.largest_gang_job));
   line("mean stranded share of free GPUs", fmt::format("{:.1f}%", 100 * f.mean_stranded_share));
   out += "\nWorkloads\n";
-  line("submitted / completed", fmt::format("{} / {}", r.workloads_submitted, r.workloads_completed));
-  line("running / pending at end", fmt::format("{} / {}", r.workloads_running, r.workloads_pending));
-  line("interruptions (lost GPU-hours)", fmt::format("{} ({:.0f})", r.interruptions, r.lost_gpu_hours));
+  line("submitted / completed",
+       fmt::format("{} / {}", r.workloads_submitted, r.workloads_completed));
+  line("running / pending at end",
+       fmt::format("{} / {}", r.workloads_running, r.workloads_pending));
+  line("interruptions (lost GPU-hours)",
+       fmt::format("{} ({:.0f})", r.interruptions, r.lost_gpu_hours));
   out += "\nPending by reason\n";
   for (const auto& [reason, n] : r.pending_by_reason) line(reason, std::to_string(n));
   out += "\nQueue wait by tier (seconds)      count      p50      p95      p99\n";
   for (const auto& [tier, p] : r.queue_wait_seconds)
-    out += fmt::format("  {:<30} {:7d} {:8.0f} {:8.0f} {:8.0f}\n", tier, p.count, p.p50, p.p95, p.p99);
+    out +=
+        fmt::format("  {:<30} {:7d} {:8.0f} {:8.0f} {:8.0f}\n", tier, p.count, p.p50, p.p95, p.p99);
   out += "\nGPU-hours by team                allocated   SM-active  efficiency\n";
   for (const auto& [team, u] : r.teams)
-    out += fmt::format("  {:<30} {:10.0f} {:10.0f} {:10.1f}%\n", team, u.allocated_gpu_hours,
-                       u.sm_active_gpu_hours,
-                       u.allocated_gpu_hours > 0 ? 100 * u.sm_active_gpu_hours / u.allocated_gpu_hours : 0);
+    out += fmt::format(
+        "  {:<30} {:10.0f} {:10.0f} {:10.1f}%\n", team, u.allocated_gpu_hours,
+        u.sm_active_gpu_hours,
+        u.allocated_gpu_hours > 0 ? 100 * u.sm_active_gpu_hours / u.allocated_gpu_hours : 0);
   if (!r.tenant_alerts.empty()) {
-    out += fmt::format("\nAlerts: tenant over {:.0f}% of the cluster's GPUs\n", 100 * r.alert_tenant_share);
+    out += fmt::format("\nAlerts: tenant over {:.0f}% of the cluster's GPUs\n",
+                       100 * r.alert_tenant_share);
     for (const auto& a : r.tenant_alerts)
       out += fmt::format("  {:<30} from hour {:.1f}, peak {:.1f}%, {:.1f} h over\n", a.team,
                          a.first_hours, 100 * a.peak_share, a.hours_over);
@@ -160,7 +184,8 @@ std::string ToText(const Report& r) {
   }
   out += "\nQueue wait by team (seconds)      count      p50      p95      p99\n";
   for (const auto& [team, p] : r.queue_wait_seconds_by_team)
-    out += fmt::format("  {:<30} {:7d} {:8.0f} {:8.0f} {:8.0f}\n", team, p.count, p.p50, p.p95, p.p99);
+    out +=
+        fmt::format("  {:<30} {:7d} {:8.0f} {:8.0f} {:8.0f}\n", team, p.count, p.p50, p.p95, p.p99);
   out += fmt::format("\n{} events\n", r.events);
   return out;
 }
@@ -171,11 +196,20 @@ std::string Escape(std::string_view s) {
   std::string o;
   for (char c : s) {
     switch (c) {
-      case '&': o += "&amp;"; break;
-      case '<': o += "&lt;"; break;
-      case '>': o += "&gt;"; break;
-      case '"': o += "&quot;"; break;
-      default: o += c;
+      case '&':
+        o += "&amp;";
+        break;
+      case '<':
+        o += "&lt;";
+        break;
+      case '>':
+        o += "&gt;";
+        break;
+      case '"':
+        o += "&quot;";
+        break;
+      default:
+        o += c;
     }
   }
   return o;
@@ -187,8 +221,8 @@ struct Line {
 };
 
 // A line chart as inline SVG: x is hours, y from 0 to y_max (percent when `percent`).
-std::string Chart(std::string_view title, const std::vector<double>& x, const std::vector<Line>& lines,
-                  double y_max, bool percent) {
+std::string Chart(std::string_view title, const std::vector<double>& x,
+                  const std::vector<Line>& lines, double y_max, bool percent) {
   const double w = 900, h = 260, l = 60, rpad = 20, t = 30, b = 40;
   const double x_max = x.empty() ? 1 : std::max(1e-9, x.back());
   if (y_max <= 0) y_max = 1;
@@ -200,26 +234,30 @@ std::string Chart(std::string_view title, const std::vector<double>& x, const st
       w, h, Escape(title), l, Escape(title));
   for (int i = 0; i <= 4; ++i) {
     const double v = y_max * i / 4;
-    s += fmt::format("<line x1='{}' x2='{}' y1='{:.1f}' y2='{:.1f}' class='grid'/>"
-                     "<text x='{}' y='{:.1f}' class='axis' text-anchor='end'>{}</text>",
-                     l, w - rpad, py(v), py(v), l - 6, py(v) + 4,
-                     percent ? fmt::format("{:.0f}%", 100 * v) : fmt::format("{:.0f}", v));
+    s += fmt::format(
+        "<line x1='{}' x2='{}' y1='{:.1f}' y2='{:.1f}' class='grid'/>"
+        "<text x='{}' y='{:.1f}' class='axis' text-anchor='end'>{}</text>",
+        l, w - rpad, py(v), py(v), l - 6, py(v) + 4,
+        percent ? fmt::format("{:.0f}%", 100 * v) : fmt::format("{:.0f}", v));
   }
   const int ticks = 6;
   for (int i = 0; i <= ticks; ++i) {
     const double v = x_max * i / ticks;
     s += fmt::format("<text x='{:.1f}' y='{}' class='axis' text-anchor='middle'>{}</text>", px(v),
-                     h - b + 18, v >= 48 ? fmt::format("day {:.1f}", v / 24) : fmt::format("{:.0f} h", v));
+                     h - b + 18,
+                     v >= 48 ? fmt::format("day {:.1f}", v / 24) : fmt::format("{:.0f} h", v));
   }
   double legend_x = l + 10;
   for (const auto& line : lines) {
     std::string pts;
     for (size_t i = 0; i < x.size() && i < line.y.size(); ++i)
       pts += fmt::format("{:.1f},{:.1f} ", px(x[i]), py(std::min(line.y[i], y_max)));
-    s += fmt::format("<polyline points='{}' fill='none' stroke='{}' stroke-width='1.6'/>", pts, line.color);
-    s += fmt::format("<rect x='{:.0f}' y='{}' width='12' height='4' fill='{}'/><text x='{:.0f}' y='{}' "
-                     "class='legend'>{}</text>",
-                     legend_x, t + 2, line.color, legend_x + 16, t + 7, Escape(line.name));
+    s += fmt::format("<polyline points='{}' fill='none' stroke='{}' stroke-width='1.6'/>", pts,
+                     line.color);
+    s += fmt::format(
+        "<rect x='{:.0f}' y='{}' width='12' height='4' fill='{}'/><text x='{:.0f}' y='{}' "
+        "class='legend'>{}</text>",
+        legend_x, t + 2, line.color, legend_x + 16, t + 7, Escape(line.name));
     legend_x += 30 + 7.5 * line.name.size();
   }
   s += "</svg></figure>\n";
@@ -249,18 +287,22 @@ std::string ToHtml(const Report& r) {
   }
   std::string h;
   h += "<!doctype html><html><head><meta charset='utf-8'><title>Steward twin report: " +
-       Escape(r.scenario) + "</title><style>"
+       Escape(r.scenario) +
+       "</title><style>"
        "body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222;max-width:980px}"
-       "table{border-collapse:collapse;margin:8px 0 16px}td,th{padding:3px 10px;border-bottom:1px solid #ddd;"
+       "table{border-collapse:collapse;margin:8px 0 16px}td,th{padding:3px 10px;border-bottom:1px "
+       "solid #ddd;"
        "text-align:right}td:first-child,th:first-child{text-align:left}"
-       ".kpi{display:inline-block;margin:0 18px 12px 0;padding:10px 14px;border:1px solid #ccc;border-radius:6px}"
+       ".kpi{display:inline-block;margin:0 18px 12px 0;padding:10px 14px;border:1px solid "
+       "#ccc;border-radius:6px}"
        ".kpi b{display:block;font-size:22px}.grid{stroke:#eee}.axis{font-size:11px;fill:#666}"
        ".title{font-size:13px;font-weight:600}.legend{font-size:11px}figure{margin:0 0 16px}"
        "</style></head><body>\n";
-  h += fmt::format("<h1>Twin report: {}</h1><p>seed {} &middot; {:.1f} days &middot; {} GPUs on {} nodes "
-                   "&middot; admission <code>{}</code> &middot; placement <code>{}</code></p>\n",
-                   Escape(r.scenario), r.seed, r.days, r.total_gpus, r.total_nodes,
-                   Escape(r.admission_policy), Escape(r.placement_policy));
+  h += fmt::format(
+      "<h1>Twin report: {}</h1><p>seed {} &middot; {:.1f} days &middot; {} GPUs on {} nodes "
+      "&middot; admission <code>{}</code> &middot; placement <code>{}</code></p>\n",
+      Escape(r.scenario), r.seed, r.days, r.total_gpus, r.total_nodes, Escape(r.admission_policy),
+      Escape(r.placement_policy));
   auto kpi = [&](std::string_view name, const std::string& v) {
     h += fmt::format("<div class='kpi'>{}<b>{}</b></div>", Escape(name), v);
   };
@@ -277,27 +319,35 @@ std::string ToHtml(const Report& r) {
   h += "<h2>Pending by reason (end of run)</h2><table><tr><th>reason</th><th>workloads</th></tr>";
   for (const auto& [reason, n] : r.pending_by_reason)
     h += fmt::format("<tr><td>{}</td><td>{}</td></tr>", Escape(reason), n);
-  h += "</table><h2>Queue wait by tier (seconds)</h2><table><tr><th>tier</th><th>count</th><th>p50</th>"
+  h += "</table><h2>Queue wait by tier "
+       "(seconds)</h2><table><tr><th>tier</th><th>count</th><th>p50</th>"
        "<th>p95</th><th>p99</th></tr>";
   for (const auto& [tier, p] : r.queue_wait_seconds)
     h += fmt::format("<tr><td>{}</td><td>{}</td><td>{:.0f}</td><td>{:.0f}</td><td>{:.0f}</td></tr>",
                      Escape(tier), p.count, p.p50, p.p95, p.p99);
-  h += "</table><h2>GPU-hours by team</h2><table><tr><th>team</th><th>allocated</th><th>SM-active</th>"
+  h += "</table><h2>GPU-hours by "
+       "team</h2><table><tr><th>team</th><th>allocated</th><th>SM-active</th>"
        "<th>efficiency</th><th>workloads</th></tr>";
   for (const auto& [team, u] : r.teams)
-    h += fmt::format("<tr><td>{}</td><td>{:.0f}</td><td>{:.0f}</td><td>{:.1f}%</td><td>{}</td></tr>",
-                     Escape(team), u.allocated_gpu_hours, u.sm_active_gpu_hours,
-                     u.allocated_gpu_hours > 0 ? 100 * u.sm_active_gpu_hours / u.allocated_gpu_hours : 0,
-                     u.workloads);
+    h += fmt::format(
+        "<tr><td>{}</td><td>{:.0f}</td><td>{:.0f}</td><td>{:.1f}%</td><td>{}</td></tr>",
+        Escape(team), u.allocated_gpu_hours, u.sm_active_gpu_hours,
+        u.allocated_gpu_hours > 0 ? 100 * u.sm_active_gpu_hours / u.allocated_gpu_hours : 0,
+        u.workloads);
   const Fragmentation& f = r.fragmentation;
-  h += fmt::format("</table><h2>Fragmentation (end of run)</h2><table>"
-                   "<tr><td>free GPUs</td><td>{}</td></tr><tr><td>stranded on partly used nodes</td><td>{}</td></tr>"
-                   "<tr><td>fully free nodes</td><td>{}</td></tr><tr><td>largest placeable 1-node job</td><td>{} GPUs</td></tr>"
-                   "<tr><td>largest placeable gang</td><td>{} GPUs</td></tr></table>\n",
-                   f.free_gpus, f.stranded_free_gpus, f.whole_free_nodes, f.largest_single_node_job,
-                   f.largest_gang_job);
-  h += fmt::format("<p>{} events &middot; {} workloads submitted, {} completed, {} interruptions ({:.0f} GPU-hours lost)</p>",
-                   r.events, r.workloads_submitted, r.workloads_completed, r.interruptions, r.lost_gpu_hours);
+  h += fmt::format(
+      "</table><h2>Fragmentation (end of run)</h2><table>"
+      "<tr><td>free GPUs</td><td>{}</td></tr><tr><td>stranded on partly used "
+      "nodes</td><td>{}</td></tr>"
+      "<tr><td>fully free nodes</td><td>{}</td></tr><tr><td>largest placeable 1-node "
+      "job</td><td>{} GPUs</td></tr>"
+      "<tr><td>largest placeable gang</td><td>{} GPUs</td></tr></table>\n",
+      f.free_gpus, f.stranded_free_gpus, f.whole_free_nodes, f.largest_single_node_job,
+      f.largest_gang_job);
+  h += fmt::format(
+      "<p>{} events &middot; {} workloads submitted, {} completed, {} interruptions ({:.0f} "
+      "GPU-hours lost)</p>",
+      r.events, r.workloads_submitted, r.workloads_completed, r.interruptions, r.lost_gpu_hours);
   h += "</body></html>\n";
   return h;
 }

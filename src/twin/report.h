@@ -4,10 +4,9 @@
 #pragma once
 
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace steward::twin {
 
@@ -39,10 +38,10 @@ struct TeamUsage {
 
 struct Fragmentation {
   int free_gpus = 0;
-  int stranded_free_gpus = 0;   // Free GPUs on partly used nodes (end of run).
-  int whole_free_nodes = 0;     // Nodes with every GPU free (end of run).
+  int stranded_free_gpus = 0;       // Free GPUs on partly used nodes (end of run).
+  int whole_free_nodes = 0;         // Nodes with every GPU free (end of run).
   int largest_single_node_job = 0;  // GPUs of the largest one-pod job that would fit now.
-  int largest_gang_job = 0;     // GPUs of the largest gang of whole nodes that would fit now.
+  int largest_gang_job = 0;         // GPUs of the largest gang of whole nodes that would fit now.
   double mean_stranded_free_gpus = 0;  // Averaged over the time series.
   double mean_stranded_share = 0;      // ... as a share of all free GPUs.
 };
@@ -68,7 +67,7 @@ struct Report {
   int workloads_completed = 0;
   int workloads_running = 0;
   int workloads_pending = 0;
-  int interruptions = 0;  // Training failures (restarted from the last checkpoint).
+  int interruptions = 0;      // Training failures (restarted from the last checkpoint).
   double lost_gpu_hours = 0;  // Work thrown away by interruptions.
 
   double capacity_gpu_hours = 0;
@@ -84,7 +83,7 @@ struct Report {
   std::map<std::string, int> pending_by_reason;
   std::map<std::string, Percentiles> queue_wait_seconds;  // By tier.
   std::map<std::string, Percentiles> queue_wait_seconds_by_team;
-  std::map<std::string, int> preemptions;              // Evictions to make room, by victim tier.
+  std::map<std::string, int> preemptions;                // Evictions to make room, by victim tier.
   std::map<std::string, double> lost_gpu_hours_by_team;  // Failures and preemptions.
   std::map<std::string, TeamUsage> teams;
   std::map<std::string, double> allocated_gpu_hours_by_kind;

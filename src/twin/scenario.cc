@@ -1,11 +1,11 @@
 #include "twin/scenario.h"
 
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
 #include <fstream>
 #include <set>
 #include <sstream>
-
-#include <fmt/format.h>
-#include <yaml-cpp/yaml.h>
 
 #include "twin/csv.h"
 
@@ -35,7 +35,8 @@ class Reader {
       if (!ok) {
         std::string list;
         for (auto a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
-        return Error(kv.first, Join(path, key), fmt::format("unknown field (expected one of: {})", list));
+        return Error(kv.first, Join(path, key),
+                     fmt::format("unknown field (expected one of: {})", list));
       }
     }
     return Status::Ok();
@@ -61,7 +62,8 @@ class Reader {
       } else if constexpr (std::is_integral_v<T>) {
         // Accept "1280" and "1.28e3" but not "12.5" for integer fields.
         const double d = n.as<double>();
-        if (d != static_cast<double>(static_cast<T>(d))) return Error(n, field, "must be an integer");
+        if (d != static_cast<double>(static_cast<T>(d)))
+          return Error(n, field, "must be an integer");
         *out = static_cast<T>(d);
       } else {
         *out = n.as<T>();
@@ -83,9 +85,8 @@ class Reader {
       *out = Distribution::Constant(v);
       return Status::Ok();
     }
-    STEWARD_RETURN_IF_ERROR(
-        CheckKeys(n, field, {"dist", "value", "mean", "median", "sigma", "min", "max", "values",
-                             "weights"}));
+    STEWARD_RETURN_IF_ERROR(CheckKeys(
+        n, field, {"dist", "value", "mean", "median", "sigma", "min", "max", "values", "weights"}));
     std::string dist;
     STEWARD_RETURN_IF_ERROR(Get(n, "dist", field, &dist, true));
     Distribution d;
@@ -119,7 +120,8 @@ class Reader {
     } else {
       return Error(n["dist"], field + ".dist",
                    fmt::format("unknown distribution '{}' (constant, uniform, exponential, "
-                               "lognormal, choice)", dist));
+                               "lognormal, choice)",
+                               dist));
     }
     if (d.min > d.max) return Error(n, field, "min must be <= max");
     *out = d;
@@ -148,10 +150,14 @@ class Reader {
  private:
   template <typename T>
   static const char* TypeName() {
-    if constexpr (std::is_same_v<T, bool>) return "a boolean";
-    else if constexpr (std::is_integral_v<T>) return "an integer";
-    else if constexpr (std::is_floating_point_v<T>) return "a number";
-    else return "a string";
+    if constexpr (std::is_same_v<T, bool>)
+      return "a boolean";
+    else if constexpr (std::is_integral_v<T>)
+      return "an integer";
+    else if constexpr (std::is_floating_point_v<T>)
+      return "a number";
+    else
+      return "a string";
   }
   std::string source_;
 };
@@ -163,9 +169,10 @@ Status Positive(const Reader& r, const YAML::Node& at, const std::string& field,
 }
 
 Status ParseUsage(const Reader& r, const YAML::Node& n, const std::string& path, UsageSpec* u) {
-  STEWARD_RETURN_IF_ERROR(r.CheckKeys(n, path,
-                                      {"used_gpu_fraction", "busy", "sm_active", "stall_period_minutes",
-                                       "stall_fraction", "active_hours", "idle_busy"}));
+  STEWARD_RETURN_IF_ERROR(
+      r.CheckKeys(n, path,
+                  {"used_gpu_fraction", "busy", "sm_active", "stall_period_minutes",
+                   "stall_fraction", "active_hours", "idle_busy"}));
   STEWARD_RETURN_IF_ERROR(r.Dist(n, "used_gpu_fraction", path, &u->used_gpu_fraction));
   STEWARD_RETURN_IF_ERROR(r.Dist(n, "busy", path, &u->busy));
   STEWARD_RETURN_IF_ERROR(r.Dist(n, "sm_active", path, &u->sm_active));
@@ -174,9 +181,9 @@ Status ParseUsage(const Reader& r, const YAML::Node& n, const std::string& path,
   STEWARD_RETURN_IF_ERROR(r.Dist(n, "active_hours", path, &u->active_hours));
   STEWARD_RETURN_IF_ERROR(r.Get(n, "idle_busy", path, &u->idle_busy));
   // Fractions are clamped when drawn, but a constant outside [0, 1] is a mistake.
-  for (auto [key, d] : {std::pair{"used_gpu_fraction", &u->used_gpu_fraction},
-                        std::pair{"busy", &u->busy}, std::pair{"sm_active", &u->sm_active},
-                        std::pair{"stall_fraction", &u->stall_fraction}}) {
+  for (auto [key, d] :
+       {std::pair{"used_gpu_fraction", &u->used_gpu_fraction}, std::pair{"busy", &u->busy},
+        std::pair{"sm_active", &u->sm_active}, std::pair{"stall_fraction", &u->stall_fraction}}) {
     const double m = d->Mean();
     if (m < 0 || m > 1) return r.Error(n[key], Reader::Join(path, key), "must lie in [0, 1]");
     d->min = std::max(d->min, 0.0);
@@ -213,15 +220,18 @@ Status ParseGenerator(const Reader& r, const YAML::Node& n, const std::string& p
 
   if (YAML::Node a = n["arrival"]) {
     const std::string ap = path + ".arrival";
-    STEWARD_RETURN_IF_ERROR(r.CheckKeys(a, ap,
-                                        {"process", "rate_per_hour", "diurnal_amplitude",
-                                         "peak_hour", "start_hours", "count"}));
+    STEWARD_RETURN_IF_ERROR(r.CheckKeys(
+        a, ap,
+        {"process", "rate_per_hour", "diurnal_amplitude", "peak_hour", "start_hours", "count"}));
     std::string process = "poisson";
     STEWARD_RETURN_IF_ERROR(r.Get(a, "process", ap, &process));
-    if (process == "poisson") g->arrival.process = ArrivalSpec::Process::kPoisson;
-    else if (process == "once") g->arrival.process = ArrivalSpec::Process::kOnce;
-    else return r.Error(a["process"], ap + ".process",
-                        fmt::format("unknown process '{}' (poisson, once)", process));
+    if (process == "poisson")
+      g->arrival.process = ArrivalSpec::Process::kPoisson;
+    else if (process == "once")
+      g->arrival.process = ArrivalSpec::Process::kOnce;
+    else
+      return r.Error(a["process"], ap + ".process",
+                     fmt::format("unknown process '{}' (poisson, once)", process));
     STEWARD_RETURN_IF_ERROR(r.Get(a, "rate_per_hour", ap, &g->arrival.rate_per_hour));
     STEWARD_RETURN_IF_ERROR(r.Get(a, "diurnal_amplitude", ap, &g->arrival.diurnal_amplitude));
     STEWARD_RETURN_IF_ERROR(r.Get(a, "peak_hour", ap, &g->arrival.peak_hour));
@@ -243,8 +253,8 @@ Status ParseGenerator(const Reader& r, const YAML::Node& n, const std::string& p
   g->duration_hours.min = std::max(g->duration_hours.min, 1.0 / 60);
   STEWARD_RETURN_IF_ERROR(
       r.Get(n, "checkpoint_interval_minutes", path, &g->checkpoint_interval_minutes));
-  STEWARD_RETURN_IF_ERROR(Positive(r, n, path + ".checkpoint_interval_minutes",
-                                   g->checkpoint_interval_minutes, true));
+  STEWARD_RETURN_IF_ERROR(
+      Positive(r, n, path + ".checkpoint_interval_minutes", g->checkpoint_interval_minutes, true));
   STEWARD_RETURN_IF_ERROR(r.Get(n, "restore_minutes", path, &g->restore_minutes));
   STEWARD_RETURN_IF_ERROR(r.Get(n, "gpu_model", path, &g->gpu_model));
   std::string topology = "none";
@@ -252,7 +262,8 @@ Status ParseGenerator(const Reader& r, const YAML::Node& n, const std::string& p
   if (!model::ParseTopology(topology, &g->topology))
     return r.Error(n["topology"], path + ".topology",
                    fmt::format("unknown topology '{}' (none, nvlink, leaf)", topology));
-  if (YAML::Node u = n["usage"]) STEWARD_RETURN_IF_ERROR(ParseUsage(r, u, path + ".usage", &g->usage));
+  if (YAML::Node u = n["usage"])
+    STEWARD_RETURN_IF_ERROR(ParseUsage(r, u, path + ".usage", &g->usage));
   STEWARD_RETURN_IF_ERROR(r.Get(n, "min_replicas", path, &g->min_replicas));
   STEWARD_RETURN_IF_ERROR(r.Get(n, "max_replicas", path, &g->max_replicas));
   STEWARD_RETURN_IF_ERROR(r.Get(n, "peak_hour", path, &g->peak_hour));
@@ -263,11 +274,11 @@ Status ParseGenerator(const Reader& r, const YAML::Node& n, const std::string& p
 }
 
 Status ParsePool(const Reader& r, const YAML::Node& n, const std::string& path, PoolSpec* p) {
-  STEWARD_RETURN_IF_ERROR(r.CheckKeys(
-      n, path,
-      {"name", "nodes", "gpus_per_node", "gpu_model", "nodes_per_rack", "nodes_per_leaf",
-       "nvlink_domain", "cpu_milli", "memory_mib", "driver_version", "toolkit_version",
-       "device_plugin_version", "labels", "taints"}));
+  STEWARD_RETURN_IF_ERROR(
+      r.CheckKeys(n, path,
+                  {"name", "nodes", "gpus_per_node", "gpu_model", "nodes_per_rack",
+                   "nodes_per_leaf", "nvlink_domain", "cpu_milli", "memory_mib", "driver_version",
+                   "toolkit_version", "device_plugin_version", "labels", "taints"}));
   STEWARD_RETURN_IF_ERROR(r.Get(n, "name", path, &p->name, true));
   STEWARD_RETURN_IF_ERROR(r.Get(n, "nodes", path, &p->nodes, true));
   STEWARD_RETURN_IF_ERROR(Positive(r, n["nodes"], path + ".nodes", p->nodes));
@@ -276,9 +287,11 @@ Status ParsePool(const Reader& r, const YAML::Node& n, const std::string& path, 
     return r.Error(n["gpus_per_node"], path + ".gpus_per_node", "must lie in [1, 64]");
   STEWARD_RETURN_IF_ERROR(r.Get(n, "gpu_model", path, &p->gpu_model, true));
   STEWARD_RETURN_IF_ERROR(r.Get(n, "nodes_per_rack", path, &p->nodes_per_rack));
-  STEWARD_RETURN_IF_ERROR(Positive(r, n["nodes_per_rack"], path + ".nodes_per_rack", p->nodes_per_rack));
+  STEWARD_RETURN_IF_ERROR(
+      Positive(r, n["nodes_per_rack"], path + ".nodes_per_rack", p->nodes_per_rack));
   STEWARD_RETURN_IF_ERROR(r.Get(n, "nodes_per_leaf", path, &p->nodes_per_leaf));
-  STEWARD_RETURN_IF_ERROR(Positive(r, n["nodes_per_leaf"], path + ".nodes_per_leaf", p->nodes_per_leaf));
+  STEWARD_RETURN_IF_ERROR(
+      Positive(r, n["nodes_per_leaf"], path + ".nodes_per_leaf", p->nodes_per_leaf));
   std::string nvlink = "node";
   STEWARD_RETURN_IF_ERROR(r.Get(n, "nvlink_domain", path, &nvlink));
   if (nvlink != "node" && nvlink != "rack")
@@ -340,7 +353,8 @@ Status ParseRoot(const Reader& r, const YAML::Node& root, Scenario* s) {
 
   const YAML::Node cluster = root["cluster"];
   if (!cluster) return r.Error(root, "cluster", "is required");
-  STEWARD_RETURN_IF_ERROR(r.CheckKeys(cluster, "cluster", {"gpu_models", "pools", "alibaba_nodes"}));
+  STEWARD_RETURN_IF_ERROR(
+      r.CheckKeys(cluster, "cluster", {"gpu_models", "pools", "alibaba_nodes"}));
   std::string alibaba;
   STEWARD_RETURN_IF_ERROR(r.Get(cluster, "alibaba_nodes", "cluster", &alibaba));
   s->alibaba_nodes = alibaba;
@@ -348,8 +362,8 @@ Status ParseRoot(const Reader& r, const YAML::Node& root, Scenario* s) {
   STEWARD_RETURN_IF_ERROR(ParseList(
       r, cluster, "gpu_models", need_pools, &s->gpu_models,
       [](const Reader& r, const YAML::Node& n, const std::string& path, GpuModelSpec* m) {
-        STEWARD_RETURN_IF_ERROR(r.CheckKeys(n, "cluster." + path,
-                                            {"name", "product_label", "memory_mib", "mig_capable"}));
+        STEWARD_RETURN_IF_ERROR(r.CheckKeys(
+            n, "cluster." + path, {"name", "product_label", "memory_mib", "mig_capable"}));
         STEWARD_RETURN_IF_ERROR(r.Get(n, "name", "cluster." + path, &m->name, true));
         STEWARD_RETURN_IF_ERROR(r.Get(n, "product_label", "cluster." + path, &m->product_label));
         STEWARD_RETURN_IF_ERROR(r.Get(n, "memory_mib", "cluster." + path, &m->memory_mib));
@@ -357,11 +371,11 @@ Status ParseRoot(const Reader& r, const YAML::Node& root, Scenario* s) {
         if (m->product_label.empty()) m->product_label = "NVIDIA-" + m->name;
         return Status::Ok();
       }));
-  STEWARD_RETURN_IF_ERROR(ParseList(
-      r, cluster, "pools", need_pools, &s->pools,
-      [](const Reader& r, const YAML::Node& n, const std::string& path, PoolSpec* p) {
-        return ParsePool(r, n, "cluster." + path, p);
-      }));
+  STEWARD_RETURN_IF_ERROR(
+      ParseList(r, cluster, "pools", need_pools, &s->pools,
+                [](const Reader& r, const YAML::Node& n, const std::string& path, PoolSpec* p) {
+                  return ParsePool(r, n, "cluster." + path, p);
+                }));
   STEWARD_RETURN_IF_ERROR(ParseList(
       r, root, "teams", true, &s->teams,
       [](const Reader& r, const YAML::Node& n, const std::string& path, TeamSpec* t) {
@@ -369,7 +383,8 @@ Status ParseRoot(const Reader& r, const YAML::Node& root, Scenario* s) {
         STEWARD_RETURN_IF_ERROR(r.Get(n, "name", path, &t->name, true));
         STEWARD_RETURN_IF_ERROR(r.Get(n, "namespace", path, &t->namespace_name));
         STEWARD_RETURN_IF_ERROR(r.Get(n, "quota_gpus", path, &t->quota_gpus, true));
-        STEWARD_RETURN_IF_ERROR(Positive(r, n["quota_gpus"], path + ".quota_gpus", t->quota_gpus, true));
+        STEWARD_RETURN_IF_ERROR(
+            Positive(r, n["quota_gpus"], path + ".quota_gpus", t->quota_gpus, true));
         if (t->namespace_name.empty()) t->namespace_name = t->name;
         return Status::Ok();
       }));
@@ -380,9 +395,12 @@ Status ParseRoot(const Reader& r, const YAML::Node& root, Scenario* s) {
         STEWARD_RETURN_IF_ERROR(r.CheckKeys(n, path, {"format", "path", "team", "time_scale"}));
         std::string format = "steward", file;
         STEWARD_RETURN_IF_ERROR(r.Get(n, "format", path, &format));
-        if (format == "steward") t->format = TraceSpec::Format::kSteward;
-        else if (format == "alibaba") t->format = TraceSpec::Format::kAlibaba;
-        else return r.Error(n["format"], path + ".format", "must be 'steward' or 'alibaba'");
+        if (format == "steward")
+          t->format = TraceSpec::Format::kSteward;
+        else if (format == "alibaba")
+          t->format = TraceSpec::Format::kAlibaba;
+        else
+          return r.Error(n["format"], path + ".format", "must be 'steward' or 'alibaba'");
         STEWARD_RETURN_IF_ERROR(r.Get(n, "path", path, &file, true));
         t->path = file;
         STEWARD_RETURN_IF_ERROR(r.Get(n, "team", path, &t->team));
@@ -390,10 +408,11 @@ Status ParseRoot(const Reader& r, const YAML::Node& root, Scenario* s) {
         return Positive(r, n["time_scale"], path + ".time_scale", t->time_scale);
       }));
   if (YAML::Node p = root["policies"]) {
-    STEWARD_RETURN_IF_ERROR(r.CheckKeys(p, "policies", {"admission", "placement", "startup_seconds",
-                                                       "governance", "victim_ordering",
-                                                       "alert_tenant_share"}));
-    STEWARD_RETURN_IF_ERROR(r.Get(p, "alert_tenant_share", "policies", &s->policies.alert_tenant_share));
+    STEWARD_RETURN_IF_ERROR(r.CheckKeys(p, "policies",
+                                        {"admission", "placement", "startup_seconds", "governance",
+                                         "victim_ordering", "alert_tenant_share"}));
+    STEWARD_RETURN_IF_ERROR(
+        r.Get(p, "alert_tenant_share", "policies", &s->policies.alert_tenant_share));
     if (s->policies.alert_tenant_share <= 0 || s->policies.alert_tenant_share > 1)
       return r.Error(p["alert_tenant_share"], "policies.alert_tenant_share", "must lie in (0, 1]");
     STEWARD_RETURN_IF_ERROR(r.Get(p, "victim_ordering", "policies", &s->policies.victim_ordering));
@@ -423,7 +442,8 @@ Status Validate(const Reader& r, const YAML::Node& root, const Scenario& s) {
   std::set<std::string> names;
   for (size_t i = 0; i < s.gpu_models.size(); ++i)
     if (!names.insert(s.gpu_models[i].name).second)
-      return r.Error(root["cluster"]["gpu_models"][i], fmt::format("cluster.gpu_models[{}].name", i),
+      return r.Error(root["cluster"]["gpu_models"][i],
+                     fmt::format("cluster.gpu_models[{}].name", i),
                      fmt::format("duplicate GPU model '{}'", s.gpu_models[i].name));
   std::set<std::string> pools;
   for (size_t i = 0; i < s.pools.size(); ++i) {
@@ -521,10 +541,11 @@ namespace {
 Status AddAlibabaNodes(const std::filesystem::path& path, model::Cluster* c) {
   STEWARD_ASSIGN_OR_RETURN(CsvReader csv, CsvReader::Open(path));
   const int c_sn = csv.Column("sn"), c_cpu = csv.Column("cpu_milli"),
-            c_mem = csv.Column("memory_mib"), c_gpu = csv.Column("gpu"), c_model = csv.Column("model");
-  for (auto [col, name] : {std::pair{c_sn, "sn"}, std::pair{c_cpu, "cpu_milli"},
-                           std::pair{c_mem, "memory_mib"}, std::pair{c_gpu, "gpu"},
-                           std::pair{c_model, "model"}})
+            c_mem = csv.Column("memory_mib"), c_gpu = csv.Column("gpu"),
+            c_model = csv.Column("model");
+  for (auto [col, name] :
+       {std::pair{c_sn, "sn"}, std::pair{c_cpu, "cpu_milli"}, std::pair{c_mem, "memory_mib"},
+        std::pair{c_gpu, "gpu"}, std::pair{c_model, "model"}})
     if (col < 0) return MakeInputError(csv.file(), 1, 0, name, "required column is missing");
   int index = 0;
   const int rack_base = c->num_racks(), leaf_base = c->num_leaves();
@@ -602,8 +623,10 @@ Result<model::Cluster> BuildCluster(const Scenario& scenario) {
     rack_base += (p.nodes + p.nodes_per_rack - 1) / p.nodes_per_rack;
     leaf_base += (p.nodes + p.nodes_per_leaf - 1) / p.nodes_per_leaf;
   }
-  if (!scenario.alibaba_nodes.empty()) STEWARD_RETURN_IF_ERROR(AddAlibabaNodes(scenario.alibaba_nodes, &c));
-  if (c.total_gpus() == 0) return Status::InvalidArgument(scenario.source + ": the cluster has no GPUs");
+  if (!scenario.alibaba_nodes.empty())
+    STEWARD_RETURN_IF_ERROR(AddAlibabaNodes(scenario.alibaba_nodes, &c));
+  if (c.total_gpus() == 0)
+    return Status::InvalidArgument(scenario.source + ": the cluster has no GPUs");
   return c;
 }
 

@@ -29,7 +29,7 @@ struct PoolSpec {
   int gpus_per_node = 8;
   std::string gpu_model;
   int nodes_per_rack = 4;
-  int nodes_per_leaf = 32;  // Scalable unit / leaf switch group.
+  int nodes_per_leaf = 32;       // Scalable unit / leaf switch group.
   bool nvlink_per_rack = false;  // false: one NVLink domain per node (HGX); true: per rack (NVL72).
   int64_t cpu_milli = 224000;
   int64_t memory_mib = 2097152;
@@ -49,11 +49,11 @@ struct TeamSpec {
 struct ArrivalSpec {
   enum class Process { kPoisson, kOnce };
   Process process = Process::kPoisson;
-  double rate_per_hour = 1;       // Mean arrivals per hour (kPoisson).
-  double diurnal_amplitude = 0;   // 0..1: rate × (1 + a·cos(2π(h − peak)/24)).
+  double rate_per_hour = 1;      // Mean arrivals per hour (kPoisson).
+  double diurnal_amplitude = 0;  // 0..1: rate × (1 + a·cos(2π(h − peak)/24)).
   double peak_hour = 14;
-  double start_hours = 0;         // No arrivals before this.
-  int count = 1;                  // kOnce: how many arrive at start_hours.
+  double start_hours = 0;  // No arrivals before this.
+  int count = 1;           // kOnce: how many arrive at start_hours.
 };
 
 struct UsageSpec {
@@ -72,7 +72,8 @@ struct GeneratorSpec {
   std::string name;
   std::string team;
   model::WorkloadKind kind = model::WorkloadKind::kBatch;
-  std::string priority_class;  // Defaults by kind: inference→production, training→training, else dev.
+  std::string
+      priority_class;  // Defaults by kind: inference→production, training→training, else dev.
   model::Tier tier = model::Tier::kDev;
   ArrivalSpec arrival;
   Distribution pods = Distribution::Constant(1);
@@ -94,7 +95,7 @@ struct TraceSpec {
   enum class Format { kSteward, kAlibaba };
   Format format = Format::kSteward;
   std::filesystem::path path;
-  std::string team;  // Alibaba pods have no team: they all go to this one.
+  std::string team;         // Alibaba pods have no team: they all go to this one.
   double time_scale = 1.0;  // Multiplies trace times (compress or stretch the trace).
 };
 

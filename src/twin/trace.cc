@@ -1,9 +1,9 @@
 #include "twin/trace.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
-
-#include <fmt/format.h>
 
 #include "twin/csv.h"
 
@@ -56,7 +56,7 @@ Status LoadSteward(CsvReader& csv, const TraceSpec& spec, const Scenario& scenar
     if (c_tier >= 0 && !csv.Field(c_tier).empty() && !model::ParseTier(csv.Field(c_tier), &w.tier))
       return csv.Error(c_tier, fmt::format("unknown tier '{}'", csv.Field(c_tier)));
     w.priority_class = c_prio >= 0 && !csv.Field(c_prio).empty() ? std::string(csv.Field(c_prio))
-                                                                  : std::string(TierName(w.tier));
+                                                                 : std::string(TierName(w.tier));
     const double submit = csv.Number(c_submit);
     const int64_t gpus = csv.Integer(c_gpus);
     const double duration = csv.Number(c_duration);
@@ -75,7 +75,8 @@ Status LoadSteward(CsvReader& csv, const TraceSpec& spec, const Scenario& scenar
     }
     if (w.kind == model::WorkloadKind::kInference) {
       w.min_replicas = c_min >= 0 && !csv.Field(c_min).empty() ? csv.Integer(c_min) : pods;
-      w.max_replicas = c_max >= 0 && !csv.Field(c_max).empty() ? csv.Integer(c_max) : w.min_replicas;
+      w.max_replicas =
+          c_max >= 0 && !csv.Field(c_max).empty() ? csv.Integer(c_max) : w.min_replicas;
       if (!csv.status().ok()) return csv.status();
       if (w.min_replicas < 1 || w.max_replicas < w.min_replicas)
         return csv.Error(c_max >= 0 ? c_max : c_gpus, "needs 1 <= min_replicas <= max_replicas");
@@ -111,8 +112,8 @@ Status LoadSteward(CsvReader& csv, const TraceSpec& spec, const Scenario& scenar
 Status LoadAlibaba(CsvReader& csv, const TraceSpec& spec, const Scenario& scenario,
                    const model::Cluster& cluster, TraceLoad* out) {
   int cols[7];
-  const char* names[7] = {"name", "num_gpu", "gpu_milli", "gpu_spec", "creation_time",
-                          "deletion_time", "scheduled_time"};
+  const char* names[7] = {"name",          "num_gpu",       "gpu_milli",     "gpu_spec",
+                          "creation_time", "deletion_time", "scheduled_time"};
   for (int i = 0; i < 7; ++i) {
     STEWARD_ASSIGN_OR_RETURN(cols[i], RequireColumn(csv, names[i]));
   }

@@ -29,7 +29,6 @@
 
 namespace steward::twin {
 
-
 enum class RunState : uint8_t { kPending, kStarting, kRunning, kDone };
 
 // GPU-equivalents a workload holds right now (rates), or GPU-hours over a window (totals),
@@ -81,16 +80,16 @@ struct PodAllocation {
 struct WorkloadRun {
   model::Workload spec;
   RunState state = RunState::kPending;
-  uint32_t epoch = 0;  // Bumped when the run is torn down; stale events are ignored.
+  uint32_t epoch = 0;   // Bumped when the run is torn down; stale events are ignored.
   bool queued = false;  // In the admitter's queue.
   bool idle = false;    // In its idle (zombie) phase.
   std::string_view reason = PendingReasonName(PendingReason::kWaitingInQueue);
   std::string reason_detail;
   SimTime pending_since;
-  SimTime started;            // Start of the current run segment.
+  SimTime started;  // Start of the current run segment.
   SimTime first_started = SimTime::Never();
-  SimDuration remaining;      // Work left at `started`.
-  int desired_replicas = 0;   // Services.
+  SimDuration remaining;     // Work left at `started`.
+  int desired_replicas = 0;  // Services.
   std::vector<PodAllocation> pods;
   int interruptions = 0;
   WorkloadUsage rate;          // What it holds now.

@@ -1,9 +1,9 @@
 #include "twin/workload_source.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
-
-#include <fmt/format.h>
 
 namespace steward::twin {
 namespace {
@@ -14,8 +14,12 @@ class GeneratorSource final : public WorkloadSource {
  public:
   GeneratorSource(const GeneratorSpec& spec, const TeamSpec& team, int team_index, int gpu_model,
                   SimTime horizon, uint64_t seed)
-      : spec_(spec), team_(team), team_index_(team_index), gpu_model_(gpu_model),
-        horizon_(horizon), rng_(seed) {
+      : spec_(spec),
+        team_(team),
+        team_index_(team_index),
+        gpu_model_(gpu_model),
+        horizon_(horizon),
+        rng_(seed) {
     next_ = kSimStart + SecondsF(spec_.arrival.start_hours * 3600);
     if (spec_.arrival.process == ArrivalSpec::Process::kPoisson) Advance();
     if (spec_.arrival.process == ArrivalSpec::Process::kOnce && spec_.arrival.count == 0)

@@ -69,8 +69,12 @@ TEST(DiagnosisTest, ThresholdIsConfigurable) {
   u.sm_active = 4;  // SM share 0.4 of driven hours.
   Thresholds strict;
   strict.low_sm_efficiency = 0.5;
-  EXPECT_EQ(Diagnose({u}, ClusterInput{10, 0, 0, 1}).waste_gpu_hours_by_cause.count("low_efficiency"), 0u);
-  EXPECT_DOUBLE_EQ(Diagnose({u}, ClusterInput{10, 0, 0, 1}, strict).waste_gpu_hours_by_cause.at("low_efficiency"), 6);
+  EXPECT_EQ(
+      Diagnose({u}, ClusterInput{10, 0, 0, 1}).waste_gpu_hours_by_cause.count("low_efficiency"),
+      0u);
+  EXPECT_DOUBLE_EQ(Diagnose({u}, ClusterInput{10, 0, 0, 1}, strict)
+                       .waste_gpu_hours_by_cause.at("low_efficiency"),
+                   6);
 }
 
 }  // namespace

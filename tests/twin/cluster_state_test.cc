@@ -68,7 +68,8 @@ TEST(PlacerTest, FirstFitTakesLowestNodeBinpackTakesFullest) {
 
 TEST(PlacerTest, TopologyPrefersTheNeighboursLeaf) {
   // 8 nodes, leaves of 4: nodes 0-3 and 4-7.
-  Result<model::Cluster> c = BuildCluster(testing::MustParse(testing::SmallScenarioYaml(8, "a:64", "")));
+  Result<model::Cluster> c =
+      BuildCluster(testing::MustParse(testing::SmallScenarioYaml(8, "a:64", "")));
   ClusterState s(*c);
   auto first = NewPlacer("first-fit");
   PodRequest req{8, -1, 5, model::TopologyPreference::kSameLeaf};

@@ -16,8 +16,8 @@ TEST(ScenarioTest, DefaultIsTheDocumentedCluster) {
   ASSERT_TRUE(c.ok()) << c.status().message();
   EXPECT_EQ(c->total_gpus(), 10240);
   EXPECT_EQ(c->nodes().size(), 1280u);
-  EXPECT_EQ(c->num_racks(), 320);   // Racks of 4.
-  EXPECT_EQ(c->num_leaves(), 40);   // Scalable units of 32 nodes.
+  EXPECT_EQ(c->num_racks(), 320);  // Racks of 4.
+  EXPECT_EQ(c->num_leaves(), 40);  // Scalable units of 32 nodes.
   EXPECT_EQ(s.teams.size(), 6u);
   EXPECT_EQ(c->node(0).labels.at("nvidia.com/gpu.product"), "NVIDIA-H100-80GB-HBM3");
   EXPECT_TRUE(c->SameLeaf(0, 31));
@@ -50,10 +50,12 @@ INSTANTIATE_TEST_SUITE_P(
                 "bad.yaml:5:1: horizon: unknown field"},
         BadCase{"missing_teams", kCluster, "teams: is required"},
         BadCase{"negative_nodes",
-                "cluster:\n  gpu_models: [{name: H100}]\n  pools: [{name: p, nodes: -2, gpu_model: H100}]\nteams: []\n",
+                "cluster:\n  gpu_models: [{name: H100}]\n  pools: [{name: p, nodes: -2, gpu_model: "
+                "H100}]\nteams: []\n",
                 "cluster.pools[0].nodes: must be > 0"},
         BadCase{"unknown_model",
-                "cluster:\n  gpu_models: [{name: H100}]\n  pools: [{name: p, nodes: 2, gpu_model: A100}]\nteams: []\n",
+                "cluster:\n  gpu_models: [{name: H100}]\n  pools: [{name: p, nodes: 2, gpu_model: "
+                "A100}]\nteams: []\n",
                 "bad.yaml:3:42: cluster.pools[0].gpu_model: unknown GPU model 'A100'"},
         BadCase{"not_a_number", kCluster + "teams: [{name: a, quota_gpus: lots}]\n",
                 "teams[0].quota_gpus: cannot read 'lots' as an integer"},

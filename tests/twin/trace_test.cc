@@ -11,11 +11,13 @@ namespace {
 
 using ::testing::HasSubstr;
 
-std::string Data(const std::string& f) { return std::string(STEWARD_SOURCE_DIR) + "/tests/twin/testdata/" + f; }
+std::string Data(const std::string& f) {
+  return std::string(STEWARD_SOURCE_DIR) + "/tests/twin/testdata/" + f;
+}
 
 TEST(TraceTest, StewardCsvReplays) {
-  Scenario s = testing::MustParse(testing::SmallScenarioYaml(
-      2, "a:16", "traces: [{path: " + Data("jobs.csv") + "}]\n"));
+  Scenario s = testing::MustParse(
+      testing::SmallScenarioYaml(2, "a:16", "traces: [{path: " + Data("jobs.csv") + "}]\n"));
   auto t = Twin::Create(s);
   ASSERT_TRUE(t.ok()) << t.status().message();
   Report r = (*t)->Run();
@@ -32,14 +34,15 @@ TEST(TraceTest, BadFieldNamesLineAndColumn) {
   auto cluster = BuildCluster(s);
   Result<TraceLoad> load = LoadTrace(spec, s, *cluster);
   ASSERT_FALSE(load.ok());
-  EXPECT_THAT(load.status().message(), HasSubstr("bad_jobs.csv:3:6: gpus_per_pod: 'two' is not an integer"));
+  EXPECT_THAT(load.status().message(),
+              HasSubstr("bad_jobs.csv:3:6: gpus_per_pod: 'two' is not an integer"));
 }
 
 TEST(TraceTest, AlibabaNodesAndPods) {
-  Scenario s = testing::MustParse(
-      "cluster: {alibaba_nodes: " + Data("alibaba_nodes.csv") +
-      "}\nteams: [{name: ali, quota_gpus: 100}]\nhorizon_days: 1\n"
-      "traces: [{format: alibaba, path: " + Data("alibaba_pods.csv") + ", team: ali}]\n");
+  Scenario s = testing::MustParse("cluster: {alibaba_nodes: " + Data("alibaba_nodes.csv") +
+                                  "}\nteams: [{name: ali, quota_gpus: 100}]\nhorizon_days: 1\n"
+                                  "traces: [{format: alibaba, path: " +
+                                  Data("alibaba_pods.csv") + ", team: ali}]\n");
   auto cluster = BuildCluster(s);
   ASSERT_TRUE(cluster.ok()) << cluster.status().message();
   EXPECT_EQ(cluster->total_gpus(), 10);  // The CPU-only node is not part of the GPU twin.
@@ -62,10 +65,11 @@ TEST(TraceTest, RealAlibabaTraceLoads) {
   const std::string dir = env ? env : std::string(STEWARD_SOURCE_DIR) + "/../shared/data";
   const std::string nodes = dir + "/alibaba-gpu-v2023/openb_node_list_gpu_node.csv";
   if (!std::filesystem::exists(nodes)) GTEST_SKIP() << "no shared data at " << dir;
-  Scenario s = testing::MustParse(
-      "cluster: {alibaba_nodes: " + nodes + "}\nteams: [{name: ali, quota_gpus: 100000}]\n"
-      "traces: [{format: alibaba, path: " + dir +
-      "/alibaba-gpu-v2023/openb_pod_list_default.csv, team: ali}]\n");
+  Scenario s =
+      testing::MustParse("cluster: {alibaba_nodes: " + nodes +
+                         "}\nteams: [{name: ali, quota_gpus: 100000}]\n"
+                         "traces: [{format: alibaba, path: " +
+                         dir + "/alibaba-gpu-v2023/openb_pod_list_default.csv, team: ali}]\n");
   auto cluster = BuildCluster(s);
   ASSERT_TRUE(cluster.ok()) << cluster.status().message();
   EXPECT_EQ(cluster->total_gpus(), 6212);

@@ -27,8 +27,9 @@ std::string Once(const std::string& name, const std::string& team, const std::st
 TEST(TwinTest, OneJobIntegratesExactly) {
   auto t = MakeTwin(SmallScenarioYaml(
       2, "a:16",
-      "generators:\n" + Once("job", "a", "batch", 1, 0,
-                             "gpus_per_pod: 8, duration_hours: 2, usage: {busy: 0.8, sm_active: 0.5}")));
+      "generators:\n" +
+          Once("job", "a", "batch", 1, 0,
+               "gpus_per_pod: 8, duration_hours: 2, usage: {busy: 0.8, sm_active: 0.5}")));
   Report r = t->Run();
   // Startup (90 s) holds the GPUs without work: 8 x (2 h + 90 s) allocated.
   EXPECT_NEAR(r.allocated_gpu_hours, 8 * (2 + 90.0 / 3600), 1e-9);
@@ -43,7 +44,8 @@ TEST(TwinTest, OneJobIntegratesExactly) {
 
 TEST(TwinTest, QuotaMakesTheSecondJobWait) {
   auto t = MakeTwin(SmallScenarioYaml(
-      2, "a:8", "generators:\n" + Once("job", "a", "batch", 2, 0, "gpus_per_pod: 8, duration_hours: 2")));
+      2, "a:8",
+      "generators:\n" + Once("job", "a", "batch", 2, 0, "gpus_per_pod: 8, duration_hours: 2")));
   Report r = t->Run();
   const Percentiles& w = r.queue_wait_seconds.at("dev");
   EXPECT_EQ(w.count, 2);

@@ -15,7 +15,8 @@ inline std::string SmallScenarioYaml(int nodes, const std::string& teams, const 
   std::string y = "name: small\nseed: 7\nhorizon_days: " + std::to_string(days) +
                   "\nsample_minutes: 30\n"
                   "cluster:\n  gpu_models: [{name: H100, mig_capable: true}]\n"
-                  "  pools:\n    - {name: p, nodes: " + std::to_string(nodes) +
+                  "  pools:\n    - {name: p, nodes: " +
+                  std::to_string(nodes) +
                   ", gpus_per_node: 8, gpu_model: H100, nodes_per_rack: 2, nodes_per_leaf: 4}\n"
                   "teams:\n";
   size_t start = 0;
