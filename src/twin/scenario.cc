@@ -7,6 +7,7 @@
 #include <set>
 #include <sstream>
 
+#include "model/data_dir.h"
 #include "twin/csv.h"
 
 namespace steward::twin {
@@ -196,11 +197,12 @@ Status ParseGenerator(const Reader& r, const YAML::Node& n, const std::string& p
                       GeneratorSpec* g) {
   STEWARD_RETURN_IF_ERROR(r.CheckKeys(
       n, path,
-      {"name", "team", "kind", "priority_class", "tier", "arrival", "pods", "gpus_per_pod",
+      {"name", "team", "queue", "kind", "priority_class", "tier", "arrival", "pods", "gpus_per_pod",
        "duration_hours", "checkpoint_interval_minutes", "restore_minutes", "gpu_model", "topology",
        "usage", "min_replicas", "max_replicas", "peak_hour"}));
   STEWARD_RETURN_IF_ERROR(r.Get(n, "name", path, &g->name, true));
   STEWARD_RETURN_IF_ERROR(r.Get(n, "team", path, &g->team, true));
+  STEWARD_RETURN_IF_ERROR(r.Get(n, "queue", path, &g->queue));
   std::string kind;
   STEWARD_RETURN_IF_ERROR(r.Get(n, "kind", path, &kind, true));
   if (!model::ParseKind(kind, &g->kind))
@@ -357,7 +359,7 @@ Status ParseRoot(const Reader& r, const YAML::Node& root, Scenario* s) {
       r.CheckKeys(cluster, "cluster", {"gpu_models", "pools", "alibaba_nodes"}));
   std::string alibaba;
   STEWARD_RETURN_IF_ERROR(r.Get(cluster, "alibaba_nodes", "cluster", &alibaba));
-  s->alibaba_nodes = alibaba;
+  s->alibaba_nodes = model::ExpandDataPath(alibaba);
   const bool need_pools = alibaba.empty();
   STEWARD_RETURN_IF_ERROR(ParseList(
       r, cluster, "gpu_models", need_pools, &s->gpu_models,
@@ -392,7 +394,7 @@ Status ParseRoot(const Reader& r, const YAML::Node& root, Scenario* s) {
   STEWARD_RETURN_IF_ERROR(ParseList(
       r, root, "traces", false, &s->traces,
       [](const Reader& r, const YAML::Node& n, const std::string& path, TraceSpec* t) {
-        STEWARD_RETURN_IF_ERROR(r.CheckKeys(n, path, {"format", "path", "team", "time_scale"}));
+        STEWARD_RETURN_IF_ERROR(r.CheckKeys(n, path, {"format", "path", "team", "queue", "time_scale"}));
         std::string format = "steward", file;
         STEWARD_RETURN_IF_ERROR(r.Get(n, "format", path, &format));
         if (format == "steward")
@@ -402,8 +404,9 @@ Status ParseRoot(const Reader& r, const YAML::Node& root, Scenario* s) {
         else
           return r.Error(n["format"], path + ".format", "must be 'steward' or 'alibaba'");
         STEWARD_RETURN_IF_ERROR(r.Get(n, "path", path, &file, true));
-        t->path = file;
+        t->path = model::ExpandDataPath(file);
         STEWARD_RETURN_IF_ERROR(r.Get(n, "team", path, &t->team));
+        STEWARD_RETURN_IF_ERROR(r.Get(n, "queue", path, &t->queue));
         STEWARD_RETURN_IF_ERROR(r.Get(n, "time_scale", path, &t->time_scale));
         return Positive(r, n["time_scale"], path + ".time_scale", t->time_scale);
       }));
@@ -510,7 +513,8 @@ Result<Scenario> ParseScenario(std::string_view yaml_text, std::string_view sour
     // Reading a scalar as a map and similar shape errors.
     return MakeInputError(source, e.mark.line + 1, e.mark.column + 1, "", e.msg);
   }
-  // Relative trace paths are relative to the scenario file.
+  // Relative trace paths are relative to the scenario file ($STEWARD_DATA/... paths were
+  // expanded when read).
   const std::filesystem::path base = std::filesystem::path(source).parent_path();
   for (auto& t : s.traces)
     if (t.path.is_relative() && source != "<default>") t.path = base / t.path;

@@ -71,6 +71,7 @@ struct UsageSpec {
 struct GeneratorSpec {
   std::string name;
   std::string team;
+  std::string queue;  // LocalQueue (or Volcano Queue) the workloads name; "" = the team's name.
   model::WorkloadKind kind = model::WorkloadKind::kBatch;
   std::string
       priority_class;  // Defaults by kind: inference→production, training→training, else dev.
@@ -96,6 +97,7 @@ struct TraceSpec {
   Format format = Format::kSteward;
   std::filesystem::path path;
   std::string team;         // Alibaba pods have no team: they all go to this one.
+  std::string queue;        // Alibaba: the queue they name ("" = the team's name).
   double time_scale = 1.0;  // Multiplies trace times (compress or stretch the trace).
 };
 

@@ -29,7 +29,8 @@ Status LoadSteward(CsvReader& csv, const TraceSpec& spec, const Scenario& scenar
             c_ckpt = csv.Column("checkpoint_minutes"), c_restore = csv.Column("restore_minutes"),
             c_sm = csv.Column("sm_active"), c_busy = csv.Column("busy"),
             c_used = csv.Column("used_gpu_fraction"), c_active = csv.Column("active_hours"),
-            c_min = csv.Column("min_replicas"), c_max = csv.Column("max_replicas");
+            c_min = csv.Column("min_replicas"), c_max = csv.Column("max_replicas"),
+            c_queue = csv.Column("queue");
   auto fraction = [&](int c, double def, double* out_value) -> Status {
     if (c < 0 || csv.Field(c).empty()) {
       *out_value = def;
@@ -47,7 +48,8 @@ Status LoadSteward(CsvReader& csv, const TraceSpec& spec, const Scenario& scenar
     w.team = scenario.FindTeam(team);
     if (w.team < 0) return csv.Error(c_team, fmt::format("unknown team '{}'", team));
     w.namespace_name = scenario.teams[w.team].namespace_name;
-    w.queue = scenario.teams[w.team].name;
+    w.queue = c_queue >= 0 && !csv.Field(c_queue).empty() ? std::string(csv.Field(c_queue))
+                                                          : scenario.teams[w.team].name;
     if (!model::ParseKind(csv.Field(c_kind), &w.kind))
       return csv.Error(c_kind, fmt::format("unknown kind '{}'", csv.Field(c_kind)));
     w.tier = w.kind == model::WorkloadKind::kInference  ? model::Tier::kProduction
@@ -136,7 +138,7 @@ Status LoadAlibaba(CsvReader& csv, const TraceSpec& spec, const Scenario& scenar
     w.name = std::string(csv.Field(cols[0]));
     w.team = team;
     w.namespace_name = scenario.teams[team].namespace_name;
-    w.queue = scenario.teams[team].name;
+    w.queue = spec.queue.empty() ? scenario.teams[team].name : spec.queue;
     w.kind = model::WorkloadKind::kBatch;
     w.tier = model::Tier::kDev;
     w.priority_class = "dev";

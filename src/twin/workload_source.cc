@@ -66,7 +66,7 @@ class GeneratorSource final : public WorkloadSource {
     w.name = fmt::format("{}-{:06d}", spec_.name, emitted_);
     w.team = team_index_;
     w.namespace_name = team_.namespace_name;
-    w.queue = team_.name;
+    w.queue = spec_.queue.empty() ? team_.name : spec_.queue;
     w.priority_class = spec_.priority_class;
     w.tier = spec_.tier;
     w.kind = spec_.kind;

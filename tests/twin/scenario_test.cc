@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "twin/twin.h"
 #include "twin_test_util.h"
 
 namespace steward::twin {
@@ -92,6 +93,21 @@ TEST(ScenarioTest, DistributionsParse) {
   EXPECT_DOUBLE_EQ(s.generators[0].gpus_per_pod.Mean(), (3 * 1 + 1 * 8) / 4.0);
   EXPECT_EQ(s.generators[0].duration_hours.kind, Distribution::Kind::kLogNormal);
   EXPECT_EQ(s.generators[0].tier, model::Tier::kDev);
+}
+
+TEST(ScenarioTest, GeneratorQueueDefaultsToTheTeam) {
+  Scenario s = testing::MustParse(testing::SmallScenarioYaml(
+      2, "a:16",
+      "generators:\n"
+      "  - {name: named, team: a, queue: lq-named, kind: batch, arrival: {process: once, count: 1}}\n"
+      "  - {name: plain, team: a, kind: batch, arrival: {process: once, count: 1}}\n"));
+  auto t = Twin::Create(s);
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  (*t)->RunUntil(kSimStart);
+  ASSERT_EQ((*t)->runs().size(), 2u);
+  for (const WorkloadRun& run : (*t)->runs())
+    EXPECT_EQ(run.spec.queue, run.spec.name.starts_with("named") ? "lq-named" : "a")
+        << run.spec.name;
 }
 
 }  // namespace

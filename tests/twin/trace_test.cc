@@ -25,6 +25,9 @@ TEST(TraceTest, StewardCsvReplays) {
   EXPECT_EQ(r.workloads_completed, 2);
   // 16 GPUs x 2 h at SM 0.6, plus 1 GPU x 0.5 h at 0.3.
   EXPECT_NEAR(r.sm_active_gpu_hours, 16 * 2 * 0.6 + 0.5 * 0.3, 1e-9);
+  // The optional queue column names the LocalQueue; empty means the team's own.
+  EXPECT_EQ((*t)->FindRun("train-a")->spec.queue, "lq-train");
+  EXPECT_EQ((*t)->FindRun("ci-1")->spec.queue, "a");
 }
 
 TEST(TraceTest, BadFieldNamesLineAndColumn) {
@@ -42,7 +45,7 @@ TEST(TraceTest, AlibabaNodesAndPods) {
   Scenario s = testing::MustParse("cluster: {alibaba_nodes: " + Data("alibaba_nodes.csv") +
                                   "}\nteams: [{name: ali, quota_gpus: 100}]\nhorizon_days: 1\n"
                                   "traces: [{format: alibaba, path: " +
-                                  Data("alibaba_pods.csv") + ", team: ali}]\n");
+                                  Data("alibaba_pods.csv") + ", team: ali, queue: ali-lq}]\n");
   auto cluster = BuildCluster(s);
   ASSERT_TRUE(cluster.ok()) << cluster.status().message();
   EXPECT_EQ(cluster->total_gpus(), 10);  // The CPU-only node is not part of the GPU twin.
@@ -54,6 +57,7 @@ TEST(TraceTest, AlibabaNodesAndPods) {
   EXPECT_DOUBLE_EQ(load->workloads[0].usage.used_gpu_fraction, 0.5);  // gpu_milli 500.
   EXPECT_EQ(load->workloads[1].gpu_model, cluster->FindGpuModel("V100M32"));
   EXPECT_EQ(load->workloads[1].duration, Seconds(7200));
+  EXPECT_EQ(load->workloads[0].queue, "ali-lq");
   auto t = Twin::Create(s);
   ASSERT_TRUE(t.ok());
   Report r = (*t)->Run();
