@@ -1,8 +1,23 @@
 # Steward's modules, lowest first. Dependencies point one way:
-#   model <- place, govern <- twin <- telemetry <- health; cost <- server <- cli
+#   model <- place, govern <- twin <- telemetry <- health <- server <- cli; cost <- server
 # Each module is declared once here with its DEPS; a module may exist before its code does.
 # Every module the CLI links is listed in STEWARD_CLI_DEPS.
 steward_module(model)
+# The XID catalog data file, compiled into the binary so `steward health xid` and the twin work anywhere.
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
+             ${PROJECT_SOURCE_DIR}/data/xid_catalog.csv)
+file(READ ${PROJECT_SOURCE_DIR}/data/xid_catalog.csv STEWARD_XID_CSV)
+file(CONFIGURE OUTPUT ${CMAKE_BINARY_DIR}/generated/xid_catalog_data.cc
+     CONTENT "// Generated from data/xid_catalog.csv by CMake. Do not edit.
+#include <string_view>
+namespace steward::model {
+std::string_view BuiltinXidCatalogCsv() {
+  static constexpr char kCsv[] = R\"steward_xid(@STEWARD_XID_CSV@)steward_xid\";
+  return {kCsv, sizeof(kCsv) - 1};
+}
+}  // namespace steward::model
+" @ONLY)
+target_sources(steward_model PRIVATE ${CMAKE_BINARY_DIR}/generated/xid_catalog_data.cc)
 steward_module(place DEPS model)
 steward_module(govern DEPS model)
 steward_module(twin DEPS place govern model)
@@ -27,25 +42,10 @@ target_sources(steward_twin PRIVATE ${CMAKE_BINARY_DIR}/generated/default_scenar
 steward_module(telemetry DEPS twin model)
 target_link_libraries(steward_telemetry PUBLIC steward_httplib)
 steward_module(health DEPS telemetry model)
-# The XID catalog data file, compiled into the binary so `steward health xid` works anywhere.
-set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
-             ${PROJECT_SOURCE_DIR}/data/xid_catalog.csv)
-file(READ ${PROJECT_SOURCE_DIR}/data/xid_catalog.csv STEWARD_XID_CSV)
-file(CONFIGURE OUTPUT ${CMAKE_BINARY_DIR}/generated/xid_catalog_data.cc
-     CONTENT "// Generated from data/xid_catalog.csv by CMake. Do not edit.
-#include <string_view>
-namespace steward::health {
-std::string_view BuiltinXidCatalogCsv() {
-  static constexpr char kCsv[] = R\"steward_xid(@STEWARD_XID_CSV@)steward_xid\";
-  return {kCsv, sizeof(kCsv) - 1};
-}
-}  // namespace steward::health
-" @ONLY)
-target_sources(steward_health PRIVATE ${CMAKE_BINARY_DIR}/generated/xid_catalog_data.cc)
 steward_module(cost DEPS model)
 steward_module(diagnose DEPS twin cost model)
 # /allocation is served with Debian's cpp-httplib (steward_httplib in CMakeLists.txt).
 target_link_libraries(steward_cost PUBLIC steward_httplib)
-steward_module(server DEPS twin telemetry model)
+steward_module(server DEPS twin telemetry health model)
 include(${PROJECT_SOURCE_DIR}/cmake/dashboard.cmake)
 set(STEWARD_CLI_DEPS server diagnose twin place govern telemetry health cost model)

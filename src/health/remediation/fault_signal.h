@@ -8,20 +8,14 @@
 #include <string_view>
 #include <utility>
 
+#include "model/xid_catalog.h"
+
 namespace steward::health {
 
-// The catalog's recommended action for an XID, in increasing disruption (NVIDIA Xid catalog
-// resolution buckets: IGNORE, RESTART_APP, RESET_GPU, RESTART_BM, and drain-and-RMA for faults
-// that need a replacement; see docs/remediation.md).
-enum class XidAction : uint8_t {
-  kNone = 0,             // Informational: counted, no node action.
-  kRestartWorkload = 1,  // Application-level: the workload restarts; repeats escalate.
-  kResetGpu = 2,         // Take the node out, reset the GPU, validate.
-  kReboot = 3,           // Take the node out, reboot, validate.
-  kDrainAndRma = 4,      // Take the node out, hardware replacement (RMA), validate.
-};
-std::string_view XidActionName(XidAction action);  // "none", "restart-workload", "reset-gpu", ...
-bool ParseXidAction(std::string_view text, XidAction* action);
+// The catalog's recommended action for an XID (model/xid_catalog.h).
+using model::ParseXidAction;
+using model::XidAction;
+using model::XidActionName;
 
 struct XidEvent {
   int code = 0;

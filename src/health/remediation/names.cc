@@ -10,8 +10,6 @@ namespace {
 
 constexpr std::array<std::string_view, kNumNodeStates> kStateNames = {
     "healthy", "suspect", "cordoned", "draining", "in-repair", "validating", "quarantined"};
-constexpr std::array<std::string_view, 5> kActionNames = {"none", "restart-workload", "reset-gpu",
-                                                          "reboot", "drain-and-rma"};
 constexpr std::array<std::string_view, 5> kRepairNames = {"none", "reset-gpu", "reboot",
                                                           "investigate", "rma"};
 
@@ -35,10 +33,6 @@ std::string_view NameOf(const std::array<std::string_view, N>& names, size_t i) 
 
 std::string_view NodeStateName(NodeState s) { return NameOf(kStateNames, static_cast<size_t>(s)); }
 bool ParseNodeState(std::string_view text, NodeState* s) { return ParseName(kStateNames, text, s); }
-std::string_view XidActionName(XidAction a) { return NameOf(kActionNames, static_cast<size_t>(a)); }
-bool ParseXidAction(std::string_view text, XidAction* a) {
-  return ParseName(kActionNames, text, a);
-}
 std::string_view RepairKindName(RepairKind k) {
   return NameOf(kRepairNames, static_cast<size_t>(k));
 }

@@ -1,9 +1,9 @@
-#include "health/xid_catalog.h"
+#include "model/xid_catalog.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-namespace steward::health {
+namespace steward::model {
 namespace {
 
 TEST(XidCatalogTest, BuiltinCoversTheRequiredCodes) {
@@ -43,5 +43,20 @@ TEST(XidCatalogTest, ParseErrorsNameLineAndField) {
   EXPECT_EQ(ok->Find(7)->meaning, "has, commas");
 }
 
+TEST(XidCatalogTest, ActionNamesRoundTripAndFamilies) {
+  for (XidAction a : {XidAction::kNone, XidAction::kRestartWorkload, XidAction::kResetGpu,
+                      XidAction::kReboot, XidAction::kDrainAndRma}) {
+    XidAction back = XidAction::kNone;
+    ASSERT_TRUE(ParseXidAction(XidActionName(a), &back));
+    EXPECT_EQ(back, a);
+  }
+  EXPECT_FALSE(DisablesGpu(XidAction::kRestartWorkload));
+  EXPECT_TRUE(DisablesGpu(XidAction::kResetGpu));
+  EXPECT_EQ(XidFamily(74), "nvlink");
+  EXPECT_EQ(XidFamily(147), "nvlink");
+  EXPECT_EQ(XidFamily(48), "ecc");
+  EXPECT_EQ(XidFamily(79), "");
+}
+
 }  // namespace
-}  // namespace steward::health
+}  // namespace steward::model

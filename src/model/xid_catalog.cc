@@ -1,14 +1,43 @@
-#include "health/xid_catalog.h"
+#include "model/xid_catalog.h"
 
 #include <fmt/format.h>
 
 #include <charconv>
 #include <cstdlib>
+#include <iterator>
 
-namespace steward::health {
+namespace steward::model {
 
 // Defined in the CMake-generated xid_catalog_data.cc (data/xid_catalog.csv verbatim).
 std::string_view BuiltinXidCatalogCsv();
+
+namespace {
+constexpr std::string_view kActionNames[] = {"none", "restart-workload", "reset-gpu", "reboot",
+                                             "drain-and-rma"};
+}  // namespace
+
+std::string_view XidActionName(XidAction a) {
+  const size_t i = static_cast<size_t>(a);
+  return i < std::size(kActionNames) ? kActionNames[i] : std::string_view("unknown");
+}
+
+bool ParseXidAction(std::string_view text, XidAction* a) {
+  for (size_t i = 0; i < std::size(kActionNames); ++i) {
+    if (kActionNames[i] == text) {
+      *a = static_cast<XidAction>(i);
+      return true;
+    }
+  }
+  return false;
+}
+
+std::string_view XidFamily(int code) {
+  if (code == 74 || code == 136 || code == 155 || (code >= 144 && code <= 150)) return "nvlink";
+  if (code == 48 || code == 63 || code == 64 || code == 92 || code == 94 || code == 95 ||
+      code == 140)
+    return "ecc";
+  return "";
+}
 
 std::string_view XidSeverityName(XidSeverity s) {
   return s == XidSeverity::kFatal ? "fatal" : "nonfatal";
@@ -102,4 +131,4 @@ const XidEntry* XidCatalog::Find(int code) const {
   return it == entries_.end() ? nullptr : &it->second;
 }
 
-}  // namespace steward::health
+}  // namespace steward::model
