@@ -14,12 +14,17 @@ ClusterState::ClusterState(const model::Cluster& cluster) : cluster_(cluster) {
   free_.resize(nodes.size());
   mask_.resize(nodes.size());
   schedulable_.resize(nodes.size());
+  broken_.assign(nodes.size(), 0);
+  withheld_.assign(nodes.size(), 0);
   for (model::NodeId i = 0; i < static_cast<model::NodeId>(nodes.size()); ++i) {
     const int cap = nodes[i].gpu_capacity;
     free_[i] = static_cast<int8_t>(cap);
     mask_[i] = cap >= 64 ? ~0ULL : ((1ULL << cap) - 1);
     schedulable_[i] = !nodes[i].cordoned && nodes[i].gpu_allocatable > 0;
-    if (schedulable_[i]) Bucket(i);
+    if (schedulable_[i])
+      Bucket(i);
+    else
+      unavailable_ += cap;
   }
 }
 
@@ -53,24 +58,62 @@ uint64_t ClusterState::Allocate(model::NodeId n, int gpus) {
   mask_[n] = m;
   free_[n] = static_cast<int8_t>(free_[n] - gpus);
   allocated_ += gpus;
-  if (schedulable_[n]) Bucket(n);
+  if (schedulable_[n])
+    Bucket(n);
+  else
+    unavailable_ -= gpus;
   return taken;
 }
 
 void ClusterState::Release(model::NodeId n, uint64_t mask) {
   STEWARD_CHECK((mask_[n] & mask) == 0);
   if (schedulable_[n]) Unbucket(n);
-  const int count = std::popcount(mask);
-  mask_[n] |= mask;
+  // Broken GPUs come back from the pod but stay out of the free mask.
+  const uint64_t usable = mask & ~broken_[n];
+  const int count = std::popcount(usable);
+  const int withheld = std::popcount(mask) - count;
+  mask_[n] |= usable;
+  withheld_[n] |= mask & broken_[n];
   free_[n] = static_cast<int8_t>(free_[n] + count);
-  allocated_ -= count;
-  if (schedulable_[n]) Bucket(n);
+  allocated_ -= count + withheld;
+  unavailable_ += withheld;
+  if (schedulable_[n])
+    Bucket(n);
+  else
+    unavailable_ += count;
 }
 
 void ClusterState::SetSchedulable(model::NodeId n, bool schedulable) {
   if (schedulable_[n] == schedulable) return;
   if (schedulable_[n]) Unbucket(n);
   schedulable_[n] = schedulable;
+  if (schedulable_[n]) Bucket(n);
+  unavailable_ += schedulable ? -free_[n] : free_[n];
+}
+
+void ClusterState::SetGpuBroken(model::NodeId n, int index, bool broken) {
+  const uint64_t bit = 1ULL << index;
+  if (((broken_[n] & bit) != 0) == broken) return;
+  // A GPU no pod holds moves between the free mask and the withheld set; one a pod holds
+  // only changes its flag (Release withholds it later).
+  if (schedulable_[n]) Unbucket(n);
+  if (broken) {
+    broken_[n] |= bit;
+    if (mask_[n] & bit) {
+      mask_[n] &= ~bit;
+      withheld_[n] |= bit;
+      free_[n] = static_cast<int8_t>(free_[n] - 1);
+      if (schedulable_[n]) ++unavailable_;  // Else it was already unavailable as a free GPU.
+    }
+  } else {
+    broken_[n] &= ~bit;
+    if (withheld_[n] & bit) {
+      withheld_[n] &= ~bit;
+      mask_[n] |= bit;
+      free_[n] = static_cast<int8_t>(free_[n] + 1);
+      if (schedulable_[n]) --unavailable_;  // Else it stays unavailable as a free GPU.
+    }
+  }
   if (schedulable_[n]) Bucket(n);
 }
 

@@ -6,6 +6,9 @@
 //  2. A schedulable node (not cordoned, allocatable > 0) sits in exactly one bucket:
 //     buckets_[model][free_count]; unschedulable nodes sit in none.
 //  3. nodes_with_free_[model][k] counts the schedulable nodes with exactly k free GPUs.
+//  4. Every GPU is exactly one of free (in free_mask), allocated, or broken and withheld: a
+//     broken GPU never returns to the free mask until it is repaired (SetGpuBroken false).
+//  5. unavailable_gpus() = broken GPUs not held by a pod + free GPUs of unschedulable nodes.
 // Owned by the twin loop; not thread-safe.
 #pragma once
 
@@ -33,6 +36,13 @@ class ClusterState {
   void Release(model::NodeId n, uint64_t mask);
   // Cordon / uncordon (or device plugin down / up): removes the node from placement.
   void SetSchedulable(model::NodeId n, bool schedulable);
+  // Marks GPU `index` of node n broken (withheld from placement; if a pod holds it, it is
+  // withheld when released) or repaired (free again).
+  void SetGpuBroken(model::NodeId n, int index, bool broken);
+  uint64_t broken_mask(model::NodeId n) const { return broken_[n]; }
+  // GPUs nobody can use right now: broken ones no pod holds, and the free GPUs of unschedulable
+  // nodes (cordoned, or advertising no GPUs). O(1).
+  int unavailable_gpus() const { return unavailable_; }
 
   // Schedulable nodes of `model` (-1 = any model) with exactly k free GPUs, ordered by id.
   const std::set<model::NodeId>& Bucket(int model, int k) const { return buckets_[model][k]; }
@@ -59,11 +69,14 @@ class ClusterState {
   std::vector<int8_t> free_;
   std::vector<uint64_t> mask_;
   std::vector<bool> schedulable_;
+  std::vector<uint64_t> broken_;    // Broken GPUs, held by a pod or withheld.
+  std::vector<uint64_t> withheld_;  // Broken GPUs no pod holds (neither free nor allocated).
   std::vector<std::vector<std::set<model::NodeId>>> buckets_;  // [model][free count]
   std::vector<int> whole_nodes_;  // [model] schedulable nodes with every GPU free
   std::vector<int> whole_gpus_;   // [model] GPUs on those nodes
   int max_gpus_ = 0;
   int allocated_ = 0;
+  int unavailable_ = 0;
 };
 
 }  // namespace steward::twin

@@ -22,13 +22,19 @@ enum class EventKind : uint8_t {
   kScale,     // Inference services rescale to the diurnal demand.
   kSample,    // Record one point of the report's time series.
   kWindow,    // Close a usage window (per-workload records for the ledger).
+  kFault,     // A random fault process fires (target: FaultInjector process).
+  kXid,       // A planned fault: scheduled in the scenario or injected (target: its index).
+  kRollout,   // A driver rollout reaches its batch (target: rollout index).
+  kEvictEnd,  // An eviction's grace ends (target: workload, aux: node).
+  kCheckpoint,  // A running workload saves a checkpoint.
+  kWake,        // A controller's deadline (target: controller index).
 };
 
 struct Event {
   SimTime time;
   uint64_t seq = 0;
   EventKind kind = EventKind::kSchedule;
-  int32_t target = -1;  // Workload id, or -1.
+  int32_t target = -1;  // Workload id (or what the kind says), or -1.
   uint32_t epoch = 0;   // The target's epoch when scheduled; stale events are skipped.
   int32_t aux = -1;     // Kind-specific detail (e.g. which replica starts).
 };

@@ -32,6 +32,37 @@ double R(double x, int digits = 4) {
   return std::round(x * f) / f;
 }
 
+nlohmann::json FaultsJson(const FaultReport& f) {
+  nlohmann::json lost = nlohmann::json::object();
+  for (const auto& [cause, h] : f.lost_gpu_hours_by_cause) lost[cause] = R(h, 2);
+  nlohmann::json j = {{"enabled", f.enabled},
+                      {"xid_events", f.xid_events},
+                      {"by_xid", f.by_xid},
+                      {"by_source", f.by_source},
+                      {"rack_events", f.rack_events},
+                      {"driver_rollouts", f.driver_rollouts},
+                      {"other_interruptions", f.other_interruptions},
+                      {"gpus_failed", f.gpus_failed},
+                      {"gpus_faulty_at_end", f.gpus_faulty_at_end},
+                      {"capacity_lost_gpu_hours", R(f.capacity_lost_gpu_hours, 2)},
+                      {"repairs", f.repairs},
+                      {"mttr_hours", R(f.mttr_hours, 3)},
+                      {"nodes_out_at_end", f.nodes_out_at_end},
+                      {"workloads_interrupted", f.workloads_interrupted},
+                      {"interruptions", f.interruptions},
+                      {"lost_gpu_hours_by_cause", lost},
+                      {"training_goodput", R(f.training_goodput)}};
+  if (f.incidents_open >= 0) {
+    j["incidents_open"] = f.incidents_open;
+    j["incidents"] = f.incidents;
+    j["tickets"] = f.tickets;
+    j["nodes_quarantined"] = f.nodes_quarantined;
+  } else {
+    j["incidents_open"] = nullptr;
+  }
+  return j;
+}
+
 }  // namespace
 
 nlohmann::json ToJson(const Report& r) {
@@ -58,6 +89,7 @@ nlohmann::json ToJson(const Report& r) {
   j["idle_allocated_gpu_hours"] = R(r.idle_allocated_gpu_hours, 2);
   j["interruptions"] = r.interruptions;
   j["lost_gpu_hours"] = R(r.lost_gpu_hours, 2);
+  j["faults"] = FaultsJson(r.faults);
   const Fragmentation& f = r.fragmentation;
   j["fragmentation"] = {{"free_gpus", f.free_gpus},
                         {"stranded_free_gpus", f.stranded_free_gpus},
@@ -123,7 +155,8 @@ nlohmann::json ToJson(const Report& r) {
                       {"pending", p.pending},
                       {"whole_free_nodes", p.whole_free_nodes},
                       {"stranded_free_gpus", p.stranded_free_gpus},
-                      {"largest_free_block", p.largest_free_block}});
+                      {"largest_free_block", p.largest_free_block},
+                      {"unavailable_gpus", p.unavailable_gpus}});
   j["series"] = series;
   return j;
 }
@@ -159,6 +192,27 @@ std::string ToText(const Report& r) {
        fmt::format("{} / {}", r.workloads_running, r.workloads_pending));
   line("interruptions (lost GPU-hours)",
        fmt::format("{} ({:.0f})", r.interruptions, r.lost_gpu_hours));
+  const FaultReport& fr = r.faults;
+  if (fr.enabled || fr.xid_events > 0) {
+    out += "\nReliability (faults and remediation)\n";
+    std::string xids;
+    for (const auto& [code, n] : fr.by_xid) xids += fmt::format("{}{}x{}", xids.empty() ? "" : " ", n, code);
+    line("GPU XIDs (count x code)", fmt::format("{} ({})", fr.xid_events, xids.empty() ? "none" : xids));
+    line("rack events / driver rollouts", fmt::format("{} / {}", fr.rack_events, fr.driver_rollouts));
+    line("other interruptions (host, net, sw)", std::to_string(fr.other_interruptions));
+    line("GPUs failed (faulty at end)", fmt::format("{} ({})", fr.gpus_failed, fr.gpus_faulty_at_end));
+    line("capacity lost", fmt::format("{:.0f} GPU-hours", fr.capacity_lost_gpu_hours));
+    line("repairs, MTTR", fmt::format("{}, {:.1f} h (nodes out at end: {})", fr.repairs, fr.mttr_hours, fr.nodes_out_at_end));
+    line("workloads interrupted (stops)", fmt::format("{} ({})", fr.workloads_interrupted, fr.interruptions));
+    std::string lost;
+    for (const auto& [cause, h] : fr.lost_gpu_hours_by_cause) lost += fmt::format("{}{} {:.0f}", lost.empty() ? "" : ", ", cause, h);
+    line("work lost (GPU-hours)", lost);
+    line("training goodput", fmt::format("{:.1f}%", 100 * fr.training_goodput));
+    if (fr.incidents_open >= 0)
+      line("incidents (open), tickets", fmt::format("{} ({}), {}; quarantined nodes {}", fr.incidents, fr.incidents_open, fr.tickets, fr.nodes_quarantined));
+    else
+      line("remediation", "off (no controller attached)");
+  }
   out += "\nPending by reason\n";
   for (const auto& [reason, n] : r.pending_by_reason) line(reason, std::to_string(n));
   out += "\nQueue wait by tier (seconds)      count      p50      p95      p99\n";
@@ -311,6 +365,7 @@ std::string ToHtml(const Report& r) {
   kpi("real utilization (SM-active)", fmt::format("{:.1f}%", 100 * r.sm_active_utilization));
   kpi("allocated but idle", fmt::format("{:.0f} GPU-h", r.idle_allocated_gpu_hours));
   kpi("pending at end", std::to_string(r.workloads_pending));
+  if (r.faults.enabled) kpi("training goodput", fmt::format("{:.1f}%", 100 * r.faults.training_goodput));
   h += "\n";
   h += Chart("Allocation vs real utilization (share of all GPUs)", x, {alloc, busy, sm}, 1.0, true);
   h += Chart("Workloads running and pending", x, {running, pending}, max_count * 1.05, false);
@@ -344,6 +399,29 @@ std::string ToHtml(const Report& r) {
       "<tr><td>largest placeable gang</td><td>{} GPUs</td></tr></table>\n",
       f.free_gpus, f.stranded_free_gpus, f.whole_free_nodes, f.largest_single_node_job,
       f.largest_gang_job);
+  const FaultReport& fr = r.faults;
+  if (fr.enabled || fr.xid_events > 0) {
+    h += "<h2>Reliability (faults and remediation)</h2><table>";
+    auto row = [&](std::string_view k, const std::string& v) {
+      h += fmt::format("<tr><td>{}</td><td>{}</td></tr>", Escape(k), Escape(v));
+    };
+    std::string xids;
+    for (const auto& [code, n] : fr.by_xid)
+      xids += fmt::format("{}XID {}: {}", xids.empty() ? "" : ", ", code, n);
+    row("GPU XIDs", fmt::format("{} ({})", fr.xid_events, xids.empty() ? "none" : xids));
+    row("rack events / driver rollouts", fmt::format("{} / {}", fr.rack_events, fr.driver_rollouts));
+    row("other interruptions (host, network, software)", std::to_string(fr.other_interruptions));
+    row("GPUs failed (faulty at end)", fmt::format("{} ({})", fr.gpus_failed, fr.gpus_faulty_at_end));
+    row("capacity lost", fmt::format("{:.0f} GPU-hours", fr.capacity_lost_gpu_hours));
+    row("repairs / MTTR", fmt::format("{} / {:.1f} h", fr.repairs, fr.mttr_hours));
+    row("workloads interrupted (stops)", fmt::format("{} ({})", fr.workloads_interrupted, fr.interruptions));
+    for (const auto& [cause, lost] : fr.lost_gpu_hours_by_cause)
+      row("work lost: " + cause, fmt::format("{:.0f} GPU-hours", lost));
+    row("training goodput", fmt::format("{:.1f}%", 100 * fr.training_goodput));
+    if (fr.incidents_open >= 0)
+      row("incidents (open) / tickets", fmt::format("{} ({}) / {}", fr.incidents, fr.incidents_open, fr.tickets));
+    h += "</table>\n";
+  }
   h += fmt::format(
       "<p>{} events &middot; {} workloads submitted, {} completed, {} interruptions ({:.0f} "
       "GPU-hours lost)</p>",

@@ -27,6 +27,7 @@ struct TimePoint {
   int whole_free_nodes = 0;
   int stranded_free_gpus = 0;
   int largest_free_block = 0;
+  int unavailable_gpus = 0;  // Broken, or free on a cordoned / GPU-less node.
 };
 
 struct TeamUsage {
@@ -54,6 +55,37 @@ struct TenantAlert {
   double hours_over = 0;   // Sampled time spent above the threshold.
 };
 
+// Faults and their cost (issue 5 item 9). Counts are over the whole run.
+struct FaultReport {
+  bool enabled = false;
+  int xid_events = 0;                    // XIDs logged (one per GPU hit).
+  std::map<std::string, int> by_xid;     // "79" -> XIDs.
+  std::map<std::string, int> by_source;  // random, rack, driver, scheduled, injected.
+  int rack_events = 0;
+  int driver_rollouts = 0;
+  int other_interruptions = 0;  // Host, network and software interruptions (no GPU fault).
+  int gpus_failed = 0;          // GPUs that became unusable.
+  int gpus_faulty_at_end = 0;
+  // GPU-hours nobody could use: broken GPUs plus free GPUs of cordoned or GPU-less nodes.
+  double capacity_lost_gpu_hours = 0;
+  int repairs = 0;        // Node fault episodes closed (node back in service).
+  double mttr_hours = 0;  // Mean hours from a node's first fault to back in service.
+  int nodes_out_at_end = 0;
+  int workloads_interrupted = 0;  // Distinct workloads stopped by a fault or a drain.
+  int interruptions = 0;          // Stops by faults and drains.
+  // Work thrown away, by cause: "failure" (faults), "drain" (remediation evictions),
+  // "preemption" (admission).
+  std::map<std::string, double> lost_gpu_hours_by_cause;
+  // Useful training GPU-hours / allocated training GPU-hours: allocated minus startup, minus
+  // work lost to interruptions of any cause (including restores).
+  double training_goodput = 0;
+  // Filled by an attached remediation controller (-1 = none attached).
+  int incidents_open = -1;
+  int incidents = 0;
+  int tickets = 0;
+  int nodes_quarantined = 0;
+};
+
 struct Report {
   std::string scenario;
   uint64_t seed = 0;
@@ -67,8 +99,8 @@ struct Report {
   int workloads_completed = 0;
   int workloads_running = 0;
   int workloads_pending = 0;
-  int interruptions = 0;      // Training failures (restarted from the last checkpoint).
-  double lost_gpu_hours = 0;  // Work thrown away by interruptions.
+  int interruptions = 0;      // Stops by faults (GPU XIDs, other failures) and drains.
+  double lost_gpu_hours = 0;  // Work thrown away by interruptions of any cause.
 
   double capacity_gpu_hours = 0;
   double allocated_gpu_hours = 0;
@@ -90,6 +122,7 @@ struct Report {
   std::map<std::string, double> sm_active_gpu_hours_by_kind;
   double alert_tenant_share = 0;
   std::vector<TenantAlert> tenant_alerts;
+  FaultReport faults;
   std::vector<TimePoint> series;
 };
 

@@ -51,4 +51,12 @@ class Rng {
   uint64_t s_[4];
 };
 
+// Derives the seed of an independent stream (`salt` names its purpose) from a scenario seed.
+inline uint64_t MixSeed(uint64_t seed, uint64_t salt) {
+  uint64_t z = seed + 0x9e3779b97f4a7c15ULL * (salt + 1);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
 }  // namespace steward::twin

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "model/data_dir.h"
+#include "model/xid_catalog.h"
 #include "twin/csv.h"
 
 namespace steward::twin {
@@ -342,10 +343,133 @@ Status ParseList(const Reader& r, const YAML::Node& root, const char* key, bool 
   return Status::Ok();
 }
 
+Status ParseXid(const Reader& r, const YAML::Node& n, const std::string& field, int* xid) {
+  STEWARD_RETURN_IF_ERROR(r.Scalar(n, field, xid));
+  if (model::XidCatalog::Builtin().Find(*xid) == nullptr)
+    return r.Error(n, field, fmt::format("XID {} is not in the catalog (steward health xid)", *xid));
+  return Status::Ok();
+}
+
+Status ParseFaults(const Reader& r, const YAML::Node& f, FaultSpec* out) {
+  STEWARD_RETURN_IF_ERROR(r.CheckKeys(f, "faults",
+                                      {"enabled", "other_interruptions_per_gpu_hour", "xids",
+                                       "rack_events", "driver_rollouts", "scheduled"}));
+  STEWARD_RETURN_IF_ERROR(r.Get(f, "enabled", "faults", &out->enabled));
+  STEWARD_RETURN_IF_ERROR(r.Get(f, "other_interruptions_per_gpu_hour", "faults",
+                                &out->other_interruptions_per_gpu_hour));
+  STEWARD_RETURN_IF_ERROR(Positive(r, f["other_interruptions_per_gpu_hour"],
+                                   "faults.other_interruptions_per_gpu_hour",
+                                   out->other_interruptions_per_gpu_hour, true));
+  if (YAML::Node x = f["xids"]) {
+    if (!x.IsSequence()) return r.Error(x, "faults.xids", "must be a list");
+    out->xids.clear();  // A list replaces the default mix.
+    for (size_t i = 0; i < x.size(); ++i) {
+      const std::string path = fmt::format("faults.xids[{}]", i);
+      STEWARD_RETURN_IF_ERROR(r.CheckKeys(x[i], path, {"xid", "per_gpu_hour"}));
+      XidRateSpec rate;
+      if (!x[i]["xid"]) return r.Error(x[i], path + ".xid", "is required");
+      STEWARD_RETURN_IF_ERROR(ParseXid(r, x[i]["xid"], path + ".xid", &rate.xid));
+      STEWARD_RETURN_IF_ERROR(r.Get(x[i], "per_gpu_hour", path, &rate.per_gpu_hour, true));
+      STEWARD_RETURN_IF_ERROR(
+          Positive(r, x[i]["per_gpu_hour"], path + ".per_gpu_hour", rate.per_gpu_hour, true));
+      out->xids.push_back(rate);
+    }
+  }
+  if (YAML::Node k = f["rack_events"]) {
+    const std::string path = "faults.rack_events";
+    STEWARD_RETURN_IF_ERROR(r.CheckKeys(k, path, {"per_rack_day", "xid"}));
+    STEWARD_RETURN_IF_ERROR(r.Get(k, "per_rack_day", path, &out->rack_events.per_rack_day));
+    STEWARD_RETURN_IF_ERROR(Positive(r, k["per_rack_day"], path + ".per_rack_day",
+                                     out->rack_events.per_rack_day, true));
+    if (k["xid"]) STEWARD_RETURN_IF_ERROR(ParseXid(r, k["xid"], path + ".xid", &out->rack_events.xid));
+  }
+  if (YAML::Node d = f["driver_rollouts"]) {
+    if (!d.IsSequence()) return r.Error(d, "faults.driver_rollouts", "must be a list");
+    for (size_t i = 0; i < d.size(); ++i) {
+      const std::string path = fmt::format("faults.driver_rollouts[{}]", i);
+      const YAML::Node n = d[i];
+      STEWARD_RETURN_IF_ERROR(r.CheckKeys(n, path,
+                                          {"pool", "at_hours", "first_node", "nodes",
+                                           "driver_version", "xid_rate_multiplier",
+                                           "advertises_gpus"}));
+      DriverRolloutSpec ro;
+      ro.line = n.Mark().line + 1;
+      STEWARD_RETURN_IF_ERROR(r.Get(n, "pool", path, &ro.pool, true));
+      STEWARD_RETURN_IF_ERROR(r.Get(n, "at_hours", path, &ro.at_hours, true));
+      STEWARD_RETURN_IF_ERROR(Positive(r, n["at_hours"], path + ".at_hours", ro.at_hours, true));
+      STEWARD_RETURN_IF_ERROR(r.Get(n, "first_node", path, &ro.first_node));
+      if (ro.first_node < 0) return r.Error(n["first_node"], path + ".first_node", "must be >= 0");
+      STEWARD_RETURN_IF_ERROR(r.Get(n, "nodes", path, &ro.nodes));
+      if (n["nodes"] && ro.nodes < 1) return r.Error(n["nodes"], path + ".nodes", "must be >= 1");
+      STEWARD_RETURN_IF_ERROR(r.Get(n, "driver_version", path, &ro.driver_version, true));
+      if (ro.driver_version.empty())
+        return r.Error(n["driver_version"], path + ".driver_version", "must not be empty");
+      STEWARD_RETURN_IF_ERROR(r.Get(n, "xid_rate_multiplier", path, &ro.xid_rate_multiplier));
+      if (ro.xid_rate_multiplier < 1)
+        return r.Error(n["xid_rate_multiplier"], path + ".xid_rate_multiplier", "must be >= 1");
+      STEWARD_RETURN_IF_ERROR(r.Get(n, "advertises_gpus", path, &ro.advertises_gpus));
+      out->driver_rollouts.push_back(std::move(ro));
+    }
+  }
+  if (YAML::Node d = f["scheduled"]) {
+    if (!d.IsSequence()) return r.Error(d, "faults.scheduled", "must be a list");
+    for (size_t i = 0; i < d.size(); ++i) {
+      const std::string path = fmt::format("faults.scheduled[{}]", i);
+      const YAML::Node n = d[i];
+      STEWARD_RETURN_IF_ERROR(r.CheckKeys(n, path, {"at_hours", "node", "gpu", "rack", "xid"}));
+      ScheduledFaultSpec sf;
+      sf.line = n.Mark().line + 1;
+      STEWARD_RETURN_IF_ERROR(r.Get(n, "at_hours", path, &sf.at_hours, true));
+      STEWARD_RETURN_IF_ERROR(Positive(r, n["at_hours"], path + ".at_hours", sf.at_hours, true));
+      STEWARD_RETURN_IF_ERROR(r.Get(n, "node", path, &sf.node));
+      STEWARD_RETURN_IF_ERROR(r.Get(n, "gpu", path, &sf.gpu));
+      STEWARD_RETURN_IF_ERROR(r.Get(n, "rack", path, &sf.rack));
+      if (sf.node.empty() == !n["rack"])
+        return r.Error(n, path, "needs exactly one of node or rack");
+      if (n["rack"] && sf.rack < 0) return r.Error(n["rack"], path + ".rack", "must be >= 0");
+      if (n["rack"] && n["gpu"]) return r.Error(n["gpu"], path + ".gpu", "a rack event hits every GPU");
+      if (sf.gpu < -1 || sf.gpu >= 64)
+        return r.Error(n["gpu"], path + ".gpu", "must be a GPU index, or -1 for every GPU");
+      if (!n["xid"]) return r.Error(n, path + ".xid", "is required");
+      STEWARD_RETURN_IF_ERROR(ParseXid(r, n["xid"], path + ".xid", &sf.xid));
+      out->scheduled.push_back(std::move(sf));
+    }
+  }
+  return Status::Ok();
+}
+
+Status ParseRemediation(const Reader& r, const YAML::Node& m, RemediationSpec* out) {
+  const std::string path = "remediation";
+  STEWARD_RETURN_IF_ERROR(r.CheckKeys(
+      m, path,
+      {"enabled", "max_out_fraction", "reset_gpu_hours", "reboot_hours", "investigate_hours",
+       "rma_hours", "human_release_hours", "diagnostic_minutes", "repair_failure_probability"}));
+  STEWARD_RETURN_IF_ERROR(r.Get(m, "enabled", path, &out->enabled));
+  STEWARD_RETURN_IF_ERROR(r.Get(m, "max_out_fraction", path, &out->max_out_fraction));
+  if (!(out->max_out_fraction > 0 && out->max_out_fraction <= 1))
+    return r.Error(m["max_out_fraction"], path + ".max_out_fraction", "must lie in (0, 1]");
+  for (auto [key, v] : {std::pair{"reset_gpu_hours", &out->reset_gpu_hours},
+                        std::pair{"reboot_hours", &out->reboot_hours},
+                        std::pair{"investigate_hours", &out->investigate_hours},
+                        std::pair{"rma_hours", &out->rma_hours},
+                        std::pair{"human_release_hours", &out->human_release_hours},
+                        std::pair{"diagnostic_minutes", &out->diagnostic_minutes}}) {
+    STEWARD_RETURN_IF_ERROR(r.Get(m, key, path, v));
+    STEWARD_RETURN_IF_ERROR(Positive(r, m[key], Reader::Join(path, key), *v, true));
+  }
+  STEWARD_RETURN_IF_ERROR(
+      r.Get(m, "repair_failure_probability", path, &out->repair_failure_probability));
+  if (out->repair_failure_probability < 0 || out->repair_failure_probability > 1)
+    return r.Error(m["repair_failure_probability"], path + ".repair_failure_probability",
+                   "must lie in [0, 1]");
+  return Status::Ok();
+}
+
 Status ParseRoot(const Reader& r, const YAML::Node& root, Scenario* s) {
   STEWARD_RETURN_IF_ERROR(r.CheckKeys(root, "",
                                       {"name", "seed", "horizon_days", "sample_minutes", "cluster",
-                                       "teams", "generators", "traces", "policies", "failures"}));
+                                       "teams", "generators", "traces", "policies", "faults",
+                                       "remediation"}));
   STEWARD_RETURN_IF_ERROR(r.Get(root, "name", "", &s->name));
   STEWARD_RETURN_IF_ERROR(r.Get(root, "seed", "", &s->seed));
   STEWARD_RETURN_IF_ERROR(r.Get(root, "horizon_days", "", &s->horizon_days));
@@ -432,11 +556,9 @@ Status ParseRoot(const Reader& r, const YAML::Node& root, Scenario* s) {
     STEWARD_RETURN_IF_ERROR(r.Get(p, "placement", "policies", &s->policies.placement));
     STEWARD_RETURN_IF_ERROR(r.Get(p, "startup_seconds", "policies", &s->policies.startup_seconds));
   }
-  if (YAML::Node f = root["failures"]) {
-    STEWARD_RETURN_IF_ERROR(r.CheckKeys(f, "failures", {"training_interruptions_per_gpu_hour"}));
-    STEWARD_RETURN_IF_ERROR(r.Get(f, "training_interruptions_per_gpu_hour", "failures",
-                                  &s->failures.training_interruptions_per_gpu_hour));
-  }
+  if (YAML::Node f = root["faults"]) STEWARD_RETURN_IF_ERROR(ParseFaults(r, f, &s->faults));
+  if (YAML::Node m = root["remediation"])
+    STEWARD_RETURN_IF_ERROR(ParseRemediation(r, m, &s->remediation));
   return Status::Ok();
 }
 
@@ -473,6 +595,13 @@ Status Validate(const Reader& r, const YAML::Node& root, const Scenario& s) {
       return r.Error(n["gpu_model"], fmt::format("generators[{}].gpu_model", i),
                      fmt::format("unknown GPU model '{}'", g.gpu_model));
   }
+  for (size_t i = 0; i < s.faults.driver_rollouts.size(); ++i) {
+    const DriverRolloutSpec& ro = s.faults.driver_rollouts[i];
+    if (!pools.count(ro.pool))
+      return r.Error(root["faults"]["driver_rollouts"][i]["pool"],
+                     fmt::format("faults.driver_rollouts[{}].pool", i),
+                     fmt::format("unknown pool '{}'", ro.pool));
+  }
   for (size_t i = 0; i < s.traces.size(); ++i) {
     const TraceSpec& t = s.traces[i];
     if (!t.team.empty() && !teams.count(t.team))
@@ -486,6 +615,26 @@ Status Validate(const Reader& r, const YAML::Node& root, const Scenario& s) {
 }
 
 }  // namespace
+
+std::vector<XidRateSpec> FaultSpec::DefaultXidRates() {
+  // GPU-related causes are 58.7% of the 419; the four GPU causes the report lists (faulty GPU
+  // incl. NVLink 148, HBM3 72, SRAM 19, GPU system processor 17) share it in proportion, and
+  // each cause is split over the XIDs it shows up as (a modelling assumption, see
+  // docs/calibration.md).
+  const double gpu = kLlama3InterruptionsPerGpuHour * 0.587;
+  const double listed = 148 + 72 + 19 + 17;
+  const double faulty = gpu * 148 / listed, hbm = gpu * 72 / listed, sram = gpu * 19 / listed,
+               gsp = gpu * 17 / listed;
+  return {
+      {79, faulty * 0.6},  // GPU fell off the bus: reboot.
+      {74, faulty * 0.4},  // NVLink error: reset.
+      {48, hbm * 0.5},     // Double-bit ECC: reset.
+      {94, hbm * 0.3},     // Contained ECC: only the application restarts.
+      {64, hbm * 0.2},     // Row remap failure: RMA.
+      {95, sram},          // Uncontained error: reset.
+      {119, gsp},          // GSP RPC timeout: reset.
+  };
+}
 
 int Scenario::FindTeam(std::string_view name) const {
   for (size_t i = 0; i < teams.size(); ++i)

@@ -20,13 +20,6 @@ int Group(const model::Workload& w) {
   return w.team * model::kNumWorkloadKinds + static_cast<int>(w.kind);
 }
 
-uint64_t MixSeed(uint64_t seed, uint64_t salt) {
-  uint64_t z = seed + 0x9e3779b97f4a7c15ULL * (salt + 1);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
 }  // namespace
 
 Twin::Twin(Scenario scenario, model::Cluster cluster)
@@ -95,6 +88,7 @@ Result<std::unique_ptr<Twin>> Twin::Create(Scenario scenario, const TwinOptions&
     t->events_queue_.Push(kSimStart + t->window_, EventKind::kWindow);
   }
   t->events_queue_.Push(kSimStart + Hours(1), EventKind::kScale);
+  STEWARD_RETURN_IF_ERROR(t->SetUpFaults());
   return t;
 }
 
@@ -108,6 +102,7 @@ void Twin::RunUntil(SimTime t) {
   const SimTime until = std::min(t, horizon_);
   while (!events_queue_.empty() && events_queue_.Top().time <= until) {
     const Event e = events_queue_.Pop();
+    AccumulateUnavailable(e.time);
     now_ = e.time;
     ++events_;
     switch (e.kind) {
@@ -138,12 +133,31 @@ void Twin::RunUntil(SimTime t) {
       case EventKind::kWindow:
         OnWindow();
         break;
+      case EventKind::kFault:
+        OnFault(e);
+        break;
+      case EventKind::kXid:
+        OnPlannedFault(e);
+        break;
+      case EventKind::kRollout:
+        OnRollout(e);
+        break;
+      case EventKind::kEvictEnd:
+        OnEvictEnd(e);
+        break;
+      case EventKind::kCheckpoint:
+        OnCheckpoint(e);
+        break;
+      case EventKind::kWake:
+        OnWake(e);
+        break;
     }
     if (progress_ && now_ >= next_progress_) {
       progress_(now_, horizon_);
       next_progress_ = now_ + Days(1);
     }
   }
+  AccumulateUnavailable(std::max(now_, until));
   now_ = std::max(now_, until);
 }
 
@@ -203,11 +217,7 @@ void Twin::OnStart(const Event& e) {
   if (!run.idle && !w.usage.active_duration.is_infinite() &&
       w.usage.active_duration < run.remaining)
     events_queue_.Push(now_ + w.usage.active_duration, EventKind::kPhase, e.target, run.epoch);
-  const double rate = scenario_.failures.training_interruptions_per_gpu_hour * gpus;
-  if (w.kind == model::WorkloadKind::kTraining && rate > 0) {
-    const SimDuration ttf = SecondsF(failure_rng_.Exponential(1.0 / rate) * 3600);
-    if (ttf < run.remaining) events_queue_.Push(now_ + ttf, EventKind::kFail, e.target, run.epoch);
-  }
+  ScheduleRunEvents(run, gpus);
 }
 
 void Twin::OnPhase(const Event& e) {
@@ -232,27 +242,65 @@ void Twin::OnFail(const Event& e) {
   WorkloadRun& run = runs_[e.target];
   if (e.epoch != run.epoch) return;
   ++interruptions_;
-  Interrupt(run);
+  ++fault_stats_.other_interruptions;
+  run.fault_interrupted = true;
+  Interrupt(run, LossCause::kFailure);
 }
 
-double Twin::Interrupt(WorkloadRun& run) {
+void Twin::ScheduleRunEvents(WorkloadRun& run, int gpus) {
+  const model::Workload& w = run.spec;
+  run.checkpoint_in_segment = false;
+  const SimTime finish = now_ + run.remaining;
+  if (w.checkpoint_interval.micros() > 0) {
+    const SimTime first = now_ + run.segment_restore + w.checkpoint_interval;
+    if (first < finish) events_queue_.Push(first, EventKind::kCheckpoint, w.id, run.epoch);
+  }
+  // Host, network and software interruptions (no GPU fault) of training jobs.
+  const double rate =
+      scenario_.faults.enabled ? scenario_.faults.other_interruptions_per_gpu_hour * gpus : 0;
+  if (w.kind == model::WorkloadKind::kTraining && rate > 0) {
+    const SimDuration ttf = SecondsF(failure_rng_.Exponential(1.0 / rate) * 3600);
+    if (ttf < run.remaining) events_queue_.Push(now_ + ttf, EventKind::kFail, w.id, run.epoch);
+  }
+}
+
+void Twin::OnCheckpoint(const Event& e) {
+  WorkloadRun& run = runs_[e.target];
+  if (e.epoch != run.epoch || run.state != RunState::kRunning) return;
+  run.last_checkpoint = now_;
+  run.checkpoint_in_segment = run.has_checkpoint = true;
+  const SimTime next = now_ + run.spec.checkpoint_interval;
+  if (next < run.started + run.remaining)
+    events_queue_.Push(next, EventKind::kCheckpoint, e.target, run.epoch);
+}
+
+void Twin::AddLost(const WorkloadRun& run, double hours, LossCause cause) {
+  static constexpr const char* kCauses[] = {"failure", "drain", "preemption"};
+  lost_gpu_hours_ += hours;
+  lost_by_team_[scenario_.teams[run.spec.team].name] += hours;
+  lost_by_cause_[kCauses[static_cast<int>(cause)]] += hours;
+  if (run.spec.kind == model::WorkloadKind::kTraining) lost_training_ += hours;
+}
+
+double Twin::Interrupt(WorkloadRun& run, LossCause cause) {
   const model::Workload& w = run.spec;
   double lost_hours = 0;
-  if (run.state == RunState::kRunning) {
-    const SimDuration elapsed = now_ - run.started;
-    // Progress survives only up to the last checkpoint; a job that never checkpoints starts
-    // over (docs/twin.md: interruptions).
-    SimDuration saved;
-    if (w.checkpoint_interval.micros() > 0)
-      saved = w.checkpoint_interval * (elapsed / w.checkpoint_interval);
-    lost_hours = (elapsed - saved).ToHours() * w.TotalGpus();
-    run.remaining = run.remaining - saved;
-    if (saved.micros() > 0) run.remaining += w.restore_time;
-    --running_;
+  if (run.state == RunState::kRunning && w.kind != model::WorkloadKind::kInference) {
+    // Work survives up to the segment's last checkpoint (or the end of its restore): the rest
+    // is lost, and a job with a checkpoint pays its restore again on restart; a job that never
+    // checkpoints starts over (docs/scenario.md: interruptions). Stopped during its restore,
+    // the job loses the part of the restore it ran (now - saved_to is then negative).
+    const SimTime work_start = run.started + run.segment_restore;
+    const SimTime saved_to = run.checkpoint_in_segment ? run.last_checkpoint : work_start;
+    const SimDuration restore = run.has_checkpoint ? w.restore_time : SimDuration();
+    lost_hours = ((now_ - saved_to) + restore).ToHours() * w.TotalGpus();
+    run.remaining = run.remaining - run.segment_restore - (saved_to - work_start) + restore;
+    run.segment_restore = restore;
   }
-  // A workload still starting loses only its startup; it keeps all its remaining work.
-  lost_gpu_hours_ += lost_hours;
-  lost_by_team_[scenario_.teams[w.team].name] += lost_hours;
+  // A stateless service loses no work; a workload still starting loses only its startup and
+  // keeps all its remaining work.
+  if (run.state == RunState::kRunning) --running_;
+  AddLost(run, lost_hours, cause);
   ++run.interruptions;
   ReleasePods(run, 0);
   ++run.epoch;
@@ -266,7 +314,7 @@ void Twin::Preempt(model::WorkloadId victim, model::WorkloadId /*preemptor*/) {
   WorkloadRun& run = runs_[victim];
   STEWARD_CHECK(run.state == RunState::kRunning || run.state == RunState::kStarting);
   preemptions_by_tier_[std::string(model::TierName(run.spec.tier))]++;
-  Interrupt(run);
+  Interrupt(run, LossCause::kPreemption);
 }
 
 void Twin::OnScale() {
@@ -296,6 +344,7 @@ void Twin::OnSample() {
   p.whole_free_nodes = state_->whole_free_nodes();
   p.stranded_free_gpus = state_->stranded_free_gpus();
   p.largest_free_block = state_->largest_free_block();
+  p.unavailable_gpus = state_->unavailable_gpus();
   series_.push_back(p);
   // Tenant share alert (the guide's case 2): checked at each sample, O(teams x kinds).
   alerts_.resize(scenario_.teams.size());
@@ -408,6 +457,7 @@ bool Twin::PlacePods(WorkloadRun& run, int pods, int gpus_per_pod) {
       return false;
     }
     const uint64_t mask = state_->Allocate(n, gpus_per_pod);
+    SetOwner(n, mask, run.spec.id);
     run.pods.push_back(PodAllocation{n, mask, next_pod_id_++, false});
   }
   Reaccount(run);
@@ -419,6 +469,7 @@ void Twin::ReleasePods(WorkloadRun& run, size_t from, bool rollback) {
   int released = 0;
   for (size_t i = from; i < run.pods.size(); ++i) {
     const PodAllocation& p = run.pods[i];
+    SetOwner(p.node, p.gpus, -1);
     state_->Release(p.node, p.gpus);
     released += std::popcount(p.gpus);
   }
@@ -465,6 +516,12 @@ void Twin::Reaccount(WorkloadRun& run) {
   }
   meter_.Change(now_, Group(w), next.allocated - run.rate.allocated, next.busy - run.rate.busy,
                 next.sm_active - run.rate.sm_active);
+  if (w.kind == model::WorkloadKind::kTraining && next.startup != run.rate.startup) {
+    // Startup GPU-hours of training (for goodput), integrated like the meter.
+    training_startup_hours_ += training_startup_rate_ * (now_ - training_startup_since_).ToHours();
+    training_startup_since_ = now_;
+    training_startup_rate_ += next.startup - run.rate.startup;
+  }
   if (on_window_) {
     run.window_total.Add(run.rate, (now_ - run.acc_since).ToHours());
     run.acc_since = now_;
@@ -554,6 +611,7 @@ Report Twin::BuildReport() const {
   r.workloads_pending = pending_;
   r.interruptions = interruptions_;
   r.lost_gpu_hours = lost_gpu_hours_;
+  FillFaultReport(r);
 
   const UsageTotals total = meter_.Cluster(now_);
   r.capacity_gpu_hours = r.total_gpus * (now_ - kSimStart).ToHours();

@@ -19,7 +19,9 @@
 #include "model/workload.h"
 #include "twin/admitter.h"
 #include "twin/cluster_state.h"
+#include "twin/controller.h"
 #include "twin/event_queue.h"
+#include "twin/fault_injector.h"
 #include "twin/placer.h"
 #include "twin/report.h"
 #include "twin/rng.h"
@@ -69,6 +71,19 @@ struct TwinOptions {
   std::function<void(SimTime, SimTime)> progress;
 };
 
+// Fault state of one GPU, as DCGM would report it.
+struct GpuFaultState {
+  int last_xid = 0;  // DCGM_FI_DEV_XID_ERRORS: the last XID (cleared by a repair).
+  // ECC error counters: volatile ones reset with the GPU (repair), aggregate ones persist.
+  int64_t ecc_sbe_volatile = 0, ecc_dbe_volatile = 0;
+  int64_t ecc_sbe_aggregate = 0, ecc_dbe_aggregate = 0;
+  // NVLink error counters (totals over the GPU's links).
+  int64_t nvlink_crc_flit = 0, nvlink_crc_data = 0, nvlink_replay = 0, nvlink_recovery = 0;
+};
+
+// Why work was thrown away.
+enum class LossCause : uint8_t { kFailure, kDrain, kPreemption };
+
 struct PodAllocation {
   model::NodeId node = model::kNoNode;
   uint64_t gpus = 0;  // Bit mask of GPU indices on the node.
@@ -92,13 +107,20 @@ struct WorkloadRun {
   int desired_replicas = 0;  // Services.
   std::vector<PodAllocation> pods;
   int interruptions = 0;
+  bool fault_interrupted = false;  // Stopped at least once by a fault or a drain.
+  // Checkpoints (docs/twin.md): the current run segment starts at `started` with a restore of
+  // segment_restore, then works; checkpoint events save progress every checkpoint_interval.
+  SimDuration segment_restore;
+  SimTime last_checkpoint;            // Latest checkpoint of the current segment ...
+  bool checkpoint_in_segment = false;  // ... valid when this is set.
+  bool has_checkpoint = false;        // Any checkpoint ever: a restart restores from it.
   WorkloadUsage rate;          // What it holds now.
   WorkloadUsage window_total;  // GPU-hours since the current window opened (or acc_since).
   SimTime acc_since;
   bool in_window = false;
 };
 
-class Twin : private AdmissionHost {
+class Twin : private AdmissionHost, private TwinOps {
  public:
   // Builds the cluster, loads traces and creates the policies; fails on a bad scenario.
   static Result<std::unique_ptr<Twin>> Create(Scenario scenario, const TwinOptions& options = {});
@@ -112,7 +134,7 @@ class Twin : private AdmissionHost {
   SimTime now() const { return now_; }
   SimTime horizon() const { return horizon_; }
   const Scenario& scenario() const { return scenario_; }
-  const model::Cluster& cluster() const { return cluster_; }
+  const model::Cluster& cluster() const override { return cluster_; }
   const ClusterState& state() const { return *state_; }
   const std::vector<WorkloadRun>& runs() const { return runs_; }
   const UsageMeter& meter() const { return meter_; }
@@ -129,6 +151,24 @@ class Twin : private AdmissionHost {
   Status SetNodeCordoned(model::NodeId n, bool cordoned);
   // Changes the nominal GPU quota of `team`'s queue, if the admission policy has one.
   Status SetTeamQuota(int team, int gpus);
+  // Injects XID `xid` on GPU `gpu` of node `n` now (gpu -1: every GPU of the node); its effect
+  // follows the XID catalog's action (twin_faults.cc). InvalidArgument for an XID the catalog
+  // does not know or a GPU the node does not have.
+  Status InjectXid(model::NodeId n, int gpu, int xid);
+  // A rack event now: every node of `rack` reports `xid` on all its GPUs.
+  Status InjectRackEvent(int rack, int xid);
+
+  // Controllers (twin/controller.h): attached before or between RunUntil() calls; the twin
+  // owns them. Returns the controller, or the error of its Attach().
+  Result<TwinController*> AddController(std::unique_ptr<TwinController> controller);
+  const std::vector<std::unique_ptr<TwinController>>& controllers() const { return controllers_; }
+
+  // Fault state, per GPU (by GpuId) and per node.
+  const std::vector<GpuFaultState>& gpu_faults() const { return gpu_faults_; }
+  // The device plugin advertises no GPUs on the node (a bad driver).
+  bool gpus_missing(model::NodeId n) const { return nodes_[n].gpus_missing; }
+  // Nodes of each rack, by rack id.
+  const std::vector<model::NodeId>& rack_nodes(int rack) const { return rack_nodes_[rack]; }
 
  private:
   Twin(Scenario scenario, model::Cluster cluster);
@@ -143,6 +183,19 @@ class Twin : private AdmissionHost {
   void OnScale();
   void OnSample();
   void OnWindow();
+  void OnFault(const Event& e);
+  void OnPlannedFault(const Event& e);
+  void OnRollout(const Event& e);
+  void OnEvictEnd(const Event& e);
+  void OnCheckpoint(const Event& e);
+  void OnWake(const Event& e);
+
+  // TwinOps (for controllers); Now() is shared with AdmissionHost.
+  Status SetCordoned(model::NodeId n, bool cordoned) override { return SetNodeCordoned(n, cordoned); }
+  std::vector<NodeWorkloadInfo> WorkloadsOn(model::NodeId n) const override;
+  Status Evict(model::NodeId n, model::WorkloadId w, SimDuration grace) override;
+  Status Repair(model::NodeId n) override;
+  bool Healthy(model::NodeId n) const override;
 
   // AdmissionHost.
   const model::Workload& workload(model::WorkloadId id) const override { return runs_[id].spec; }
@@ -154,7 +207,7 @@ class Twin : private AdmissionHost {
     runs_[id].reason_detail = std::move(detail);
   }
   void Preempt(model::WorkloadId victim, model::WorkloadId preemptor) override;
-  SimTime Now() const override { return now_; }
+  SimTime Now() const override { return now_; }  // AdmissionHost and TwinOps.
 
   void RequestSchedule();
   void MakePending(model::WorkloadId id);
@@ -175,8 +228,55 @@ class Twin : private AdmissionHost {
   // Sets the no-fit reason of a workload that passed admission but did not fit any node.
   void SetNoFitReason(WorkloadRun& run, int gpus_needed);
   // Tears down a running workload, keeping work up to its last checkpoint; returns the
-  // GPU-hours lost. Used by failures and preemptions.
-  double Interrupt(WorkloadRun& run);
+  // GPU-hours lost. Used by failures, drains and preemptions.
+  double Interrupt(WorkloadRun& run, LossCause cause);
+  // Schedules a (re)started workload's checkpoints and its non-GPU failure.
+  void ScheduleRunEvents(WorkloadRun& run, int gpus);
+  // Accounts `hours` of lost work of `run` to `cause`.
+  void AddLost(const WorkloadRun& run, double hours, LossCause cause);
+
+  // Faults (twin_faults.cc).
+  struct NodeFaults {
+    bool gpus_missing = false;     // The device plugin advertises no GPUs.
+    int rollout = -1;              // Driver rollout the node is on (-1: the pool's driver).
+    SimTime out_since = SimTime::Never();  // Open fault episode (for MTTR).
+  };
+  enum class FaultSource : uint8_t { kRandom, kRack, kDriver, kScheduled, kInjected };
+  struct PlannedFault {
+    model::NodeId node = model::kNoNode;  // Or ...
+    int rack = -1;                        // ... a rack event.
+    int gpu = -1;
+    int xid = 0;
+    FaultSource source = FaultSource::kScheduled;
+  };
+  Status SetUpFaults();
+  // Applies XID `xid` to GPUs of node n (gpu -1 = all) and tells the controllers.
+  void ApplyXid(model::NodeId n, int gpu, int xid, FaultSource source);
+  void ApplyRackEvent(int rack, int xid, FaultSource source);
+  void SetGpuBroken(model::GpuId g, bool broken);
+  void SetGpusMissing(model::NodeId n, bool missing);
+  // Re-derives the node's allocatable GPUs and schedulability, and opens or closes its fault
+  // episode.
+  void RefreshNode(model::NodeId n);
+  // Stops what runs on GPU g of node n because of a fault.
+  void StopOnGpu(model::NodeId n, model::GpuId g);
+  // Removes pod `index` of a service (a replica) and asks for a new one.
+  void DropReplica(WorkloadRun& run, size_t index);
+  // Stops `run`'s pods on node n for a drain: a gang restarts whole, a service loses its
+  // replicas there; `saves`: a checkpoint is taken first.
+  void StopOnNode(WorkloadRun& run, model::NodeId n, bool saves);
+  struct PendingEviction {
+    model::WorkloadId workload = 0;
+    model::NodeId node = model::kNoNode;
+    uint32_t epoch = 0;
+    bool saves = false;
+  };
+  void Signal(const TwinSignal& signal);
+  void ScheduleWake(size_t controller);
+  // Integrates unavailable GPUs up to `t` (capacity lost).
+  void AccumulateUnavailable(SimTime t);
+  void SetOwner(model::NodeId n, uint64_t mask, model::WorkloadId owner);
+  void FillFaultReport(Report& r) const;
 
   Scenario scenario_;
   model::Cluster cluster_;
@@ -187,6 +287,25 @@ class Twin : private AdmissionHost {
   EventQueue events_queue_;
   UsageMeter meter_;
   Rng failure_rng_;
+  // Faults.
+  std::unique_ptr<FaultInjector> injector_;
+  std::vector<GpuFaultState> gpu_faults_;
+  std::vector<NodeFaults> nodes_;
+  std::vector<std::vector<model::NodeId>> rack_nodes_;
+  std::vector<model::WorkloadId> gpu_owner_;  // By GpuId; -1 = free.
+  std::vector<PlannedFault> planned_;
+  std::vector<PendingEviction> evictions_;  // Indexed by kEvictEnd events.
+  std::vector<std::unique_ptr<TwinController>> controllers_;
+  std::vector<SimTime> wake_at_;      // Per controller: the pending kWake's time.
+  std::vector<uint32_t> wake_epoch_;  // Per controller: its valid kWake's epoch.
+  FaultReport fault_stats_;
+  double mttr_total_hours_ = 0;
+  double capacity_lost_ = 0;
+  SimTime unavailable_since_;
+  double training_startup_rate_ = 0;  // Starting training GPUs now.
+  double training_startup_hours_ = 0;
+  SimTime training_startup_since_;
+  double lost_training_ = 0;
   SimTime now_;
   SimTime horizon_;
   SimDuration startup_;
@@ -204,6 +323,7 @@ class Twin : private AdmissionHost {
   std::vector<std::vector<double>> waits_by_team_;
   std::map<std::string, int> preemptions_by_tier_;
   std::map<std::string, double> lost_by_team_;
+  std::map<std::string, double> lost_by_cause_;
   std::vector<TenantAlert> alerts_;  // Indexed by team; team "" = never alerted.
   std::vector<TimePoint> series_;
   std::function<void(SimTime, SimTime)> progress_;

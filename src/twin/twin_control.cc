@@ -48,11 +48,9 @@ Result<model::WorkloadId> Twin::Submit(model::Workload w) {
 Status Twin::SetNodeCordoned(model::NodeId n, bool cordoned) {
   if (n < 0 || n >= static_cast<model::NodeId>(cluster_.nodes().size()))
     return Status::NotFound(fmt::format("no node with id {}", n));
-  model::Node& node = cluster_.mutable_node(n);
-  node.cordoned = cordoned;
-  // Same rule as ClusterState's constructor: schedulable = not cordoned and the device plugin
-  // advertises GPUs.
-  state_->SetSchedulable(n, !cordoned && node.gpu_allocatable > 0);
+  AccumulateUnavailable(now_);
+  cluster_.mutable_node(n).cordoned = cordoned;
+  RefreshNode(n);  // Schedulability, and the end of a fault episode on uncordon.
   RequestSchedule();
   return Status::Ok();
 }

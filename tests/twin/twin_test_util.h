@@ -9,7 +9,8 @@
 namespace steward::twin::testing {
 
 // A cluster of `nodes` x 8 H100 in one pool (racks of 2, leaves of 4), one team per entry of
-// `teams` ("name:quota"), and the generators / extra YAML in `body`.
+// `teams` ("name:quota"), and the generators / extra YAML in `body`. Random faults are off
+// (so expectations can be computed by hand) unless `body` has its own faults section.
 inline std::string SmallScenarioYaml(int nodes, const std::string& teams, const std::string& body,
                                      double days = 1) {
   std::string y = "name: small\nseed: 7\nhorizon_days: " + std::to_string(days) +
@@ -28,6 +29,7 @@ inline std::string SmallScenarioYaml(int nodes, const std::string& teams, const 
     y += "  - {name: " + t.substr(0, colon) + ", quota_gpus: " + t.substr(colon + 1) + "}\n";
     start = comma + 1;
   }
+  if (body.find("faults:") == std::string::npos) y += "faults: {enabled: false}\n";
   return y + body;
 }
 

@@ -1,0 +1,98 @@
+// The plug-in point for controllers that act on the twin over simulated time: the remediation
+// loop (health/twin_remediation.h) today; idle reclaim, defragmentation and the like later.
+//
+// A controller observes signals the simulated cluster emits (an XID on a node, a node's GPUs
+// disappearing), and acts only through TwinOps: cordon, list and evict workloads, mark a node
+// repaired. It never touches the twin's state directly, so the twin's invariants (allocation,
+// accounting, determinism) stay in one place.
+//
+// Time: the twin calls OnSignal as a signal happens and OnWake at the controller's
+// NextDeadline(); it re-reads NextDeadline() after every call into the controller. A
+// controller must not read the wall clock: TwinOps::Now() is the time.
+// Everything runs on the twin's thread; calls from a controller into TwinOps are reentrant
+// with respect to the twin's event handler that called the controller.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/cluster.h"
+#include "model/status.h"
+#include "model/time.h"
+#include "model/workload.h"
+
+namespace steward::twin {
+
+struct Report;
+
+// Something a node agent (DCGM, NPD, the device plugin) would report.
+struct TwinSignal {
+  enum class Kind : uint8_t {
+    kXid,          // The driver logged `xid` on GPU `gpu` of the node (-1: every GPU).
+    kGpusMissing,  // The device plugin stopped advertising the node's GPUs (NPD GPUMissing).
+    kGpusBack,     // ... and advertises them again.
+  };
+  Kind kind = Kind::kXid;
+  model::NodeId node = model::kNoNode;
+  int gpu = -1;
+  int xid = 0;
+  SimTime at;
+};
+
+// A workload with pods on a node, as a controller sees it.
+struct NodeWorkloadInfo {
+  model::WorkloadId id = 0;
+  std::string name;  // namespace/name.
+  model::Tier tier = model::Tier::kDev;
+  model::WorkloadKind kind = model::WorkloadKind::kBatch;
+  bool can_checkpoint = false;  // Has a checkpoint interval: saves within an eviction's grace.
+  int gpus = 0;                 // GPUs it holds on this node.
+};
+
+// What a controller may do to the twin. Implemented by the Twin.
+class TwinOps {
+ public:
+  virtual ~TwinOps() = default;
+  virtual SimTime Now() const = 0;
+  virtual const model::Cluster& cluster() const = 0;
+
+  // Cordons (or uncordons) node `n`: a cordoned node takes no new pods; running pods stay.
+  virtual Status SetCordoned(model::NodeId n, bool cordoned) = 0;
+  // Workloads holding GPUs on `n` (starting or running), by workload id. O(GPUs of the node).
+  virtual std::vector<NodeWorkloadInfo> WorkloadsOn(model::NodeId n) const = 0;
+  // Evicts workload `w`'s pods from node `n`; they stop `grace` from now (0 = at once). A gang
+  // restarts as a whole, elsewhere; a service replica is re-placed. A workload that can
+  // checkpoint and gets a grace saves its progress up to the moment it stops, so it loses
+  // nothing but its restore time; anything else loses the work since its last checkpoint (or
+  // everything). NotFound if `w` holds nothing on `n` (already gone is not an error to retry).
+  virtual Status Evict(model::NodeId n, model::WorkloadId w, SimDuration grace) = 0;
+  // The node's physical repair is done: every GPU healthy, volatile error counters and the
+  // last XID cleared, the device plugin advertising its GPUs again on the pool's driver.
+  // Cordon state is unchanged (validation and uncordon are the controller's business).
+  virtual Status Repair(model::NodeId n) = 0;
+  // What a validation diagnostic (DCGM diag) would find: every GPU healthy and advertised.
+  virtual bool Healthy(model::NodeId n) const = 0;
+};
+
+class TwinController {
+ public:
+  TwinController() = default;
+  TwinController(const TwinController&) = delete;
+  TwinController& operator=(const TwinController&) = delete;
+  virtual ~TwinController() = default;
+
+  virtual std::string_view Name() const = 0;
+  // Called once, when the controller is added to a twin; `ops` outlives the controller's use.
+  virtual Status Attach(TwinOps& ops) = 0;
+  virtual void OnSignal(const TwinSignal& /*signal*/) {}
+  virtual void OnWake(SimTime /*now*/) {}
+  // Earliest simulated time the controller wants OnWake; Never() = no timer.
+  virtual SimTime NextDeadline() const { return SimTime::Never(); }
+  // Adds what the controller knows to the run's report (e.g. open incidents).
+  virtual void Contribute(Report& /*report*/) const {}
+  // The first error the controller hit, if any (the twin keeps running; the CLI reports it).
+  virtual Status status() const { return Status::Ok(); }
+};
+
+}  // namespace steward::twin
