@@ -5,6 +5,7 @@
 #include <map>
 
 #include "cli/commands.h"
+#include "cli/twin_setup.h"
 #include "cost/cost_model.h"
 #include "diagnose/diagnosis.h"
 #include "twin/scenario.h"
@@ -50,7 +51,8 @@ Result<diagnose::Diagnosis> FromTwin(const DiagnoseArgs& a) {
     }
   };
   const double step_hours = s.sample_minutes / 60;
-  STEWARD_ASSIGN_OR_RETURN(std::unique_ptr<twin::Twin> t, twin::Twin::Create(std::move(s), o));
+  STEWARD_ASSIGN_OR_RETURN(TwinSetup setup, CreateTwin(std::move(s), o));
+  std::unique_ptr<twin::Twin>& t = setup.twin;
   const twin::Report report = t->Run();
   std::vector<diagnose::UsageInput> usage;
   for (auto& [name, u] : by_workload) usage.push_back(std::move(u));

@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/twin_setup.h"
 #include "cost/cost_model.h"
 #include "server/http_server.h"
 #include "server/live_twin.h"
@@ -26,6 +27,7 @@ struct ServeArgs {
   int64_t seed = -1;
   std::vector<std::string> policy;
   std::string cost_model;
+  std::string remediation_db = ":memory:";
 };
 
 [[noreturn]] void Die(const std::string& message) {
@@ -49,11 +51,12 @@ void Serve(const ServeArgs& a) {
   options.days = a.days;
   options.seed = a.seed;
   options.policy_files = a.policy;
-  auto t = twin::Twin::Create(std::move(scenario).value(), options);
-  if (!t.ok()) Die(t.status().message());
-  const std::string name = (*t)->scenario().name;
+  auto setup = CreateTwin(std::move(scenario).value(), options, a.remediation_db);
+  if (!setup.ok()) Die(setup.status().message());
+  const std::string name = setup->twin->scenario().name;
 
   server::LiveTwinOptions live_options;
+  live_options.remediation = setup->remediation;
   live_options.speed = a.speed;
   live_options.currency = prices.currency();
   live_options.price_per_gpu_hour = [prices](const std::string& model) {
@@ -67,7 +70,7 @@ void Serve(const ServeArgs& a) {
   sigaddset(&signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
-  server::LiveTwin live(std::move(t).value(), live_options);
+  server::LiveTwin live(std::move(setup->twin), live_options);
   server::HttpServer http(&live);
   Result<int> port = http.Start(a.listen, a.port);
   if (!port.ok()) Die(port.status().message());
@@ -107,6 +110,8 @@ void RegisterServeCommands(CLI::App& app) {
   serve->add_option("--policy", a->policy, "Kueue/Volcano policy YAML files (kueue admission)");
   serve->add_option("--cost-model", a->cost_model,
                     "GPU cost model YAML (default: built-in prices)");
+  serve->add_option("--remediation-db", a->remediation_db,
+                    "SQLite file for the remediation loop's state (default: in memory)");
   serve->callback([a] { Serve(*a); });
 }
 

@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "cli/commands.h"
+#include "cli/twin_setup.h"
 #include "telemetry/prometheus_client.h"
 #include "telemetry/twin_exporter.h"
 #include "twin/scenario.h"
@@ -150,12 +151,12 @@ void RunServe(const ServeArgs& a) {
   options.days = a.days;
   options.seed = a.seed;
   options.policy_files = a.policy;
-  auto created = twin::Twin::Create(std::move(scenario).value(), options);
+  auto created = CreateTwin(std::move(scenario).value(), options);
   if (!created.ok()) {
     std::cerr << "steward: " << created.status().message() << "\n";
     Fail();
   }
-  std::unique_ptr<twin::Twin> t = std::move(created).value();
+  std::unique_ptr<twin::Twin> t = std::move(created->twin);
   const bool frozen = a.at_hours >= 0;
   if (frozen) {
     const double horizon_h = t->horizon().ToHours();

@@ -8,8 +8,10 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cli/twin_setup.h"
 #include "cost/ledger.h"
 #include "cost/window.h"
+#include "twin/node_list_export.h"
 #include "twin/scenario.h"
 #include "twin/twin.h"
 
@@ -27,6 +29,7 @@ struct RunArgs {
   std::vector<std::string> policy;
   std::string ledger;
   double ledger_window_minutes = 60;
+  std::string remediation_db = ":memory:";
 };
 
 // Writes the twin's per-workload usage windows into the SQLite showback ledger that
@@ -100,13 +103,17 @@ void RunTwin(const RunArgs& a) {
                    horizon.ToHours() / 24);
     };
   }
-  auto t = twin::Twin::Create(std::move(scenario).value(), options);
-  if (!t.ok()) {
-    std::cerr << "steward: " << t.status().message() << "\n";
+  auto setup = CreateTwin(std::move(scenario).value(), options, a.remediation_db);
+  if (!setup.ok()) {
+    std::cerr << "steward: " << setup.status().message() << "\n";
     Fail();
   }
-  const twin::Report report = (*t)->Run();
+  const twin::Report report = setup->twin->Run();
   if (!ledger_status->ok()) Fail();
+  if (setup->remediation && !setup->remediation->status().ok()) {
+    std::cerr << "steward: remediation: " << setup->remediation->status().message() << "\n";
+    Fail();
+  }
   if (!a.html.empty()) {
     std::ofstream out(a.html, std::ios::binary);
     out << twin::ToHtml(report);
@@ -141,39 +148,6 @@ void Validate(const std::string& path) {
   Fail();
 }
 
-// "36h", "90m", "2d", "3600s" or a plain number of hours.
-Result<SimTime> ParseAt(const std::string& text) {
-  if (text.empty()) return Status::InvalidArgument("--at: empty time");
-  double scale = 3600;
-  std::string num = text;
-  switch (text.back()) {
-    case 's':
-      scale = 1;
-      num.pop_back();
-      break;
-    case 'm':
-      scale = 60;
-      num.pop_back();
-      break;
-    case 'h':
-      scale = 3600;
-      num.pop_back();
-      break;
-    case 'd':
-      scale = 86400;
-      num.pop_back();
-      break;
-    default:
-      break;
-  }
-  char* end = nullptr;
-  const double v = std::strtod(num.c_str(), &end);
-  if (num.empty() || end != num.c_str() + num.size() || v < 0)
-    return Status::InvalidArgument(
-        fmt::format("--at: '{}' is not a time (e.g. 36h, 90m, 2d)", text));
-  return kSimStart + SecondsF(v * scale);
-}
-
 struct ExplainArgs {
   std::string scenario, at, workload;
   std::vector<std::string> policy;
@@ -189,11 +163,12 @@ void Explain(const ExplainArgs& a) {
   }
   twin::TwinOptions options;
   options.policy_files = a.policy;
-  auto t = twin::Twin::Create(std::move(scenario).value(), options);
-  if (!t.ok()) {
-    std::cerr << "steward: " << t.status().message() << "\n";
+  auto setup = CreateTwin(std::move(scenario).value(), options);
+  if (!setup.ok()) {
+    std::cerr << "steward: " << setup.status().message() << "\n";
     Fail();
   }
+  std::unique_ptr<twin::Twin>* t = &setup->twin;
   (*t)->RunUntil(*at);
   const twin::WorkloadRun* run = (*t)->FindRun(a.workload);
   if (run == nullptr) {
@@ -230,6 +205,37 @@ void Explain(const ExplainArgs& a) {
                              run->reason_detail);
 }
 
+struct NodesArgs {
+  std::string scenario, at = "0";
+  std::vector<std::string> policy;
+  int64_t seed = -1;
+};
+
+// `steward twin nodes`: the twin's nodes at a simulated time as `kubectl get nodes -o json`.
+void Nodes(const NodesArgs& a) {
+  Result<SimTime> at = ParseAt(a.at);
+  Result<twin::Scenario> scenario = LoadOrDefault(a.scenario);
+  if (!at.ok() || !scenario.ok()) {
+    std::cerr << "steward: " << (at.ok() ? scenario.status() : at.status()).message() << "\n";
+    Fail();
+  }
+  twin::TwinOptions options;
+  options.policy_files = a.policy;
+  options.seed = a.seed;
+  auto setup = CreateTwin(std::move(scenario).value(), options);
+  if (!setup.ok()) {
+    std::cerr << "steward: " << setup.status().message() << "\n";
+    Fail();
+  }
+  if (*at > setup->twin->horizon()) {
+    std::cerr << fmt::format("steward: --at {} is past the scenario's horizon ({:.0f} h)\n", a.at,
+                             setup->twin->horizon().ToHours());
+    Fail();
+  }
+  setup->twin->RunUntil(*at);
+  std::cout << twin::NodeListJson(*setup->twin).dump(2) << "\n";
+}
+
 }  // namespace
 
 void RegisterTwinCommands(CLI::App& app) {
@@ -256,6 +262,8 @@ void RegisterTwinCommands(CLI::App& app) {
       ->check(CLI::PositiveNumber);
   run->add_flag("--progress", args->progress, "Print progress to stderr even when not a terminal");
   run->add_flag("--quiet", args->quiet, "Never print progress");
+  run->add_option("--remediation-db", args->remediation_db,
+                  "SQLite file for the remediation loop's state (default: in memory)");
   run->callback([args] { RunTwin(*args); });
 
   auto ex = std::make_shared<ExplainArgs>();
@@ -269,6 +277,17 @@ void RegisterTwinCommands(CLI::App& app) {
       ->expected(1, -1);
   explain->add_flag("--json", ex->json, "Print one JSON object");
   explain->callback([ex] { Explain(*ex); });
+
+  auto na = std::make_shared<NodesArgs>();
+  auto* nodes = twin->add_subcommand(
+      "nodes", "Print the twin's nodes at a simulated time as `kubectl get nodes -o json` does");
+  nodes->add_option("scenario", na->scenario, "Scenario YAML file (omit for the built-in default)");
+  nodes->add_option("--at", na->at, "Simulated time: 36h, 90m, 2d, 3600s (plain number: hours)")
+      ->capture_default_str();
+  nodes->add_option("--seed", na->seed, "Random seed (overrides the scenario's)");
+  nodes->add_option("--policy", na->policy, "Kueue/Volcano YAML governing admission")
+      ->expected(1, -1);
+  nodes->callback([na] { Nodes(*na); });
 
   auto path = std::make_shared<std::string>();
   auto* validate = twin->add_subcommand("validate", "Check a scenario file; exit 0 or explain");

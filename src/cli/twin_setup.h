@@ -1,0 +1,27 @@
+// How every command builds a twin: the scenario's twin plus the controllers its scenario asks
+// for (the remediation loop), so `twin run`, `twin explain`, `twin nodes`, `health overview`,
+// `serve` and `metrics serve` all simulate the same world.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "health/remediation/twin_remediation.h"
+#include "model/status.h"
+#include "twin/twin.h"
+
+namespace steward::cli {
+
+struct TwinSetup {
+  std::unique_ptr<twin::Twin> twin;
+  health::TwinRemediation* remediation = nullptr;  // Owned by the twin; null when disabled.
+};
+
+// `remediation_db`: the remediation store (SQLite); ":memory:" keeps it in memory.
+Result<TwinSetup> CreateTwin(twin::Scenario scenario, const twin::TwinOptions& options,
+                             const std::string& remediation_db = ":memory:");
+
+// A simulated time for --at: "36h", "90m", "2d", "3600s" or a plain number of hours.
+Result<SimTime> ParseAt(const std::string& text);
+
+}  // namespace steward::cli
