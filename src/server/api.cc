@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "model/xid_catalog.h"
 #include "server/dashboard_assets.h"
 #include "server/metrics.h"
 
@@ -137,7 +138,10 @@ json OverviewJson(const Snapshot& s) {
   j["whole_free_nodes"] = o.whole_free_nodes;
   j["largest_free_block"] = o.largest_free_block;
   j["pending_by_reason"] = o.pending_by_reason;
-  j["incidents_open"] = s.incidents.size();
+  j["incidents_open"] = o.incidents_open;
+  j["remediation"] = o.remediation;
+  j["nodes_by_remediation_state"] = o.nodes_by_remediation_state;
+  j["tickets"] = o.tickets;
   j["events"] = o.events;
   return j;
 }
@@ -149,6 +153,7 @@ json NodeJson(const Snapshot& s, const NodeView& n, bool detail) {
          {"gpus_in_use", n.in_use},  {"gpus_idle", n.idle},
          {"gpus_faulty", n.faulty},  {"gpus_cordoned", n.cordoned_gpus},
          {"cordoned", n.cordoned},   {"schedulable", n.schedulable},
+         {"remediation", n.remediation},
          {"sm_active", n.sm_active}, {"gpus", n.gpus}};
   json w = json::array();
   for (model::WorkloadId id : n.workloads) {
@@ -459,6 +464,66 @@ HttpReply PostCordon(LiveTwin& live, const std::string& node, bool cordon) {
   return Reply(s, {{"node", node}, {"cordoned", cordon}});
 }
 
+// Reads the "xid" of a fault request (default 79, a GPU fallen off the bus) and checks it
+// against the XID catalog.
+Result<int> FaultXid(const json& body, int fallback) {
+  auto xid = Field(body, "xid", fallback);
+  if (!xid.ok()) return xid.status();
+  if (model::XidCatalog::Builtin().Find(*xid) == nullptr)
+    return Status::InvalidArgument(
+        fmt::format("xid: {} is not in the XID catalog (see steward health xid)", *xid));
+  return *xid;
+}
+
+Status CheckKeys(const json& body, std::initializer_list<std::string_view> keys) {
+  for (auto it = body.begin(); it != body.end(); ++it)
+    if (std::find(keys.begin(), keys.end(), it.key()) == keys.end())
+      return Status::InvalidArgument("unknown field '" + it.key() + "'");
+  return Status::Ok();
+}
+
+HttpReply PostNodeFault(LiveTwin& live, const HttpRequest& r, const std::string& node) {
+  auto body_r = ParseBody(r);
+  if (!body_r.ok()) return ErrorReply(400, body_r.status().message());
+  if (Status s = CheckKeys(*body_r, {"xid", "gpu"}); !s.ok()) return ErrorReply(400, s.message());
+  auto xid = FaultXid(*body_r, 79);
+  if (!xid.ok()) return ErrorReply(400, xid.status().message());
+  BODY_FIELD(gpu, *body_r, "gpu", 0);
+  const model::XidEntry& entry = *model::XidCatalog::Builtin().Find(*xid);
+  const Status s = live.Control([&](twin::Twin& t) -> Status {
+    const model::NodeId n = t.cluster().FindNode(node);
+    if (n == model::kNoNode) return Status::NotFound("no node named '" + node + "'");
+    return t.InjectXid(n, gpu, *xid);
+  });
+  return Reply(s, {{"node", node},
+                   {"gpu", gpu},
+                   {"xid", *xid},
+                   {"mnemonic", entry.mnemonic},
+                   {"action", model::XidActionName(entry.action)}});
+}
+
+HttpReply PostRackFault(LiveTwin& live, const HttpRequest& r, const std::string& rack_text) {
+  auto body_r = ParseBody(r);
+  if (!body_r.ok()) return ErrorReply(400, body_r.status().message());
+  if (Status s = CheckKeys(*body_r, {"xid"}); !s.ok()) return ErrorReply(400, s.message());
+  auto xid = FaultXid(*body_r, 74);
+  if (!xid.ok()) return ErrorReply(400, xid.status().message());
+  // "3" or "rack-3".
+  std::string_view digits = rack_text;
+  if (digits.rfind("rack-", 0) == 0) digits.remove_prefix(5);
+  int rack = -1;
+  auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), rack);
+  if (ec != std::errc() || p != digits.data() + digits.size() || rack < 0)
+    return ErrorReply(400, "rack '" + rack_text + "': expected a rack id such as 3 or rack-3");
+  std::vector<std::string> nodes;
+  const Status s = live.Control([&](twin::Twin& t) -> Status {
+    STEWARD_RETURN_IF_ERROR(t.InjectRackEvent(rack, *xid));
+    for (model::NodeId n : t.rack_nodes(rack)) nodes.push_back(t.cluster().node(n).name);
+    return Status::Ok();
+  });
+  return Reply(s, {{"rack", rack}, {"xid", *xid}, {"nodes", nodes}});
+}
+
 // Splits "/api/a/b" into {"a", "b"}.
 std::vector<std::string> Segments(std::string_view path) {
   std::vector<std::string> out;
@@ -510,14 +575,23 @@ HttpReply HandleApi(LiveTwin& live, const HttpRequest& r, const std::vector<std:
       if (!get) return MethodNotAllowed(r, "GET");
       API_CHECK_PARAMS(p);
       json list = json::array();
-      for (const IncidentView& i : s.incidents)
-        list.push_back({{"id", i.id},
-                        {"kind", i.kind},
-                        {"rack", i.rack},
-                        {"nodes", i.nodes},
-                        {"faulty_gpus", i.faulty_gpus},
-                        {"state", "open"}});
-      return JsonReply({{"incidents", list}});
+      for (const IncidentView& i : s.incidents) {
+        json j{{"id", i.id},
+               {"scope", i.scope},
+               {"subject", i.subject},
+               {"category", i.category},
+               {"nodes", i.nodes},
+               {"faulty_gpus", i.faulty_gpus},
+               {"first_fault_hours", i.first_fault_hours},
+               {"last_fault_hours", i.last_fault_hours},
+               {"ticket", i.ticket == 0 ? json(nullptr) : json(i.ticket)},
+               {"suspected_cause", i.suspected_cause},
+               {"state", "open"}};
+        j["rack"] = i.rack >= 0 ? json(i.rack) : json(nullptr);
+        j["leaf"] = i.leaf >= 0 ? json(i.leaf) : json(nullptr);
+        list.push_back(std::move(j));
+      }
+      return JsonReply({{"incidents", list}, {"remediation", s.overview.remediation}});
     }
     if (what == "cost") return get ? GetCost(s, p) : MethodNotAllowed(r, "GET");
     if (what == "timeseries") return get ? GetTimeseries(s, p) : MethodNotAllowed(r, "GET");
@@ -542,9 +616,12 @@ HttpReply HandleApi(LiveTwin& live, const HttpRequest& r, const std::vector<std:
     }
     if (action == "fault") {
       if (!post) return MethodNotAllowed(r, "POST");
-      // The twin has no fault model yet (no GPU health changes, no XIDs): say so plainly.
-      return ErrorReply(501, "fault injection is not available: the twin has no fault model yet");
+      return PostNodeFault(live, r, seg[2]);
     }
+  }
+  if (seg.size() == 4 && what == "racks" && seg[3] == "fault") {
+    if (!post) return MethodNotAllowed(r, "POST");
+    return PostRackFault(live, r, seg[2]);
   }
   if (seg.size() == 4 && what == "queues" && seg[3] == "quota") {
     if (!post) return MethodNotAllowed(r, "POST");

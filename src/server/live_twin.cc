@@ -145,6 +145,7 @@ void LiveTwin::Publish() {
   ctx.currency = options_.currency;
   ctx.team_model_gpu_hours = &team_model_gpu_hours_;
   ctx.series = series_;
+  ctx.remediation = options_.remediation;
   auto snap = std::make_shared<Snapshot>(BuildSnapshot(*twin_, ctx));
   last_team_model_allocated_ = snap->team_model_allocated;
 

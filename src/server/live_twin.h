@@ -39,6 +39,9 @@ struct LiveTwinOptions {
   // Price of an allocated GPU-hour by GPU model name (empty = no cost model), and its currency.
   std::function<double(const std::string&)> price_per_gpu_hour;
   std::string currency = "USD";
+  // The remediation loop attached to the twin (owned by the twin), for node states and
+  // incidents in the snapshots; null = none.
+  const health::TwinRemediation* remediation = nullptr;
 };
 
 class LiveTwin {

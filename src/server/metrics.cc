@@ -130,8 +130,21 @@ std::string RenderMetrics(const Snapshot& s) {
                q.cost);
   }
 
-  w.Family("steward_incidents_open", "gauge", "Open incidents (faulty nodes grouped by rack)");
-  w.Sample("steward_incidents_open", static_cast<double>(s.incidents.size()));
+  w.Family("steward_incidents_open", "gauge",
+           "Open incidents of the remediation loop (node, rack or leaf faults)");
+  w.Sample("steward_incidents_open", static_cast<double>(o.incidents_open));
+  if (o.remediation) {
+    w.Family("steward_remediation_nodes", "gauge",
+             "Nodes in each state of the remediation loop (healthy ones not counted)");
+    for (std::string_view st : {"suspect", "cordoned", "draining", "in-repair", "validating",
+                                "quarantined"}) {
+      auto it = o.nodes_by_remediation_state.find(std::string(st));
+      w.Sample("steward_remediation_nodes", L("state", st),
+               it == o.nodes_by_remediation_state.end() ? 0 : it->second);
+    }
+    w.Family("steward_remediation_tickets_total", "counter", "Repair tickets filed");
+    w.Sample("steward_remediation_tickets_total", o.tickets);
+  }
   w.Family("steward_sim_time_seconds", "gauge",
            "Simulated seconds since the start of the scenario");
   w.Sample("steward_sim_time_seconds", o.sim_seconds);

@@ -1,6 +1,6 @@
 #include "server/snapshot.h"
 
-#include <fmt/format.h>
+#include "health/remediation/twin_remediation.h"
 
 #include <algorithm>
 #include <bit>
@@ -92,9 +92,8 @@ Snapshot BuildSnapshot(const twin::Twin& tw, const SnapshotContext& ctx) {
     v.capacity = node.gpu_capacity;
     v.cordoned = node.cordoned;
     v.schedulable = state.schedulable(n);
-    // A node that is not cordoned yet advertises no GPUs has lost its device plugin (or its
-    // GPUs): every GPU on it counts as faulty.
-    const bool plugin_down = !node.cordoned && node.gpu_allocatable <= 0;
+    // A node whose device plugin advertises no GPUs has lost them: every GPU counts as faulty.
+    const bool plugin_down = tw.gpus_missing(n);
     const uint64_t free = state.free_mask(n);
     v.gpus.resize(node.gpu_capacity);
     for (int i = 0; i < node.gpu_capacity; ++i) {
@@ -226,19 +225,38 @@ Snapshot BuildSnapshot(const twin::Twin& tw, const SnapshotContext& ctx) {
     q.cost = q.allocated_gpu_hours * price;
   }
 
-  // Incidents: faulty nodes grouped by rack.
-  std::map<int, IncidentView> by_rack;
-  for (const NodeView& nv : snap.nodes) {
-    if (nv.faulty == 0) continue;
-    IncidentView& inc = by_rack[nv.rack];
-    inc.rack = nv.rack;
-    inc.nodes.push_back(nv.name);
-    inc.faulty_gpus += nv.faulty;
-  }
-  for (auto& [rack, inc] : by_rack) {
-    inc.kind = inc.nodes.size() > 1 ? "rack_event" : "node_fault";
-    inc.id = inc.nodes.size() > 1 ? fmt::format("rack-{}", rack) : "node-" + inc.nodes[0];
-    snap.incidents.push_back(std::move(inc));
+  // Remediation: node states and open incidents, from the loop itself.
+  if (const health::TwinRemediation* rem = ctx.remediation) {
+    const health::RemediationController& c = rem->controller();
+    o.remediation = true;
+    for (NodeView& nv : snap.nodes) {
+      const health::NodeState st = c.state(nv.name);
+      if (st == health::NodeState::kHealthy) continue;
+      nv.remediation = std::string(health::NodeStateName(st));
+      ++o.nodes_by_remediation_state[nv.remediation];
+    }
+    o.tickets = static_cast<int>(c.tickets().size());
+    for (const auto& [id, inc] : c.incidents().incidents()) {
+      if (inc.parent != 0 || !rem->IsOpen(inc)) continue;
+      IncidentView v;
+      v.id = id;
+      v.scope = std::string(health::IncidentScopeName(inc.scope));
+      v.subject = inc.subject;
+      v.category = inc.category;
+      v.rack = inc.rack;
+      v.leaf = inc.leaf;
+      v.nodes = inc.nodes;
+      for (const std::string& name : inc.nodes) {
+        const model::NodeId n = cluster.FindNode(name);
+        if (n != model::kNoNode) v.faulty_gpus += snap.nodes[n].faulty;
+      }
+      v.first_fault_hours = inc.first_fault.ToHours();
+      v.last_fault_hours = inc.last_fault.ToHours();
+      v.ticket = inc.ticket;
+      v.suspected_cause = inc.SuspectedCause();
+      snap.incidents.push_back(std::move(v));
+    }
+    o.incidents_open = static_cast<int>(snap.incidents.size());
   }
 
   // Overview.

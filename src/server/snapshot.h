@@ -17,11 +17,15 @@
 
 #include "twin/twin.h"
 
+namespace steward::health {
+class TwinRemediation;
+}
+
 namespace steward::server {
 
 // GPU states of the heatmap and the overview. Every GPU is in exactly one:
-// faulty (health failed, or its node's device plugin advertises no GPUs while not cordoned)
-// before in-use (allocated to a pod), before cordoned (free on a cordoned node), before idle.
+// faulty (health failed, or its node's device plugin advertises no GPUs) before in-use
+// (allocated to a pod), before cordoned (free on a cordoned node), before idle.
 enum class GpuState : uint8_t { kIdle, kInUse, kFaulty, kCordoned };
 // One letter per state in NodeView::gpus: 'i', 'u', 'f', 'c'.
 char GpuStateLetter(GpuState s);
@@ -37,6 +41,7 @@ struct NodeView {
   int in_use = 0, idle = 0, faulty = 0, cordoned_gpus = 0;
   bool cordoned = false;
   bool schedulable = false;
+  std::string remediation = "healthy";  // The remediation loop's state of the node.
   double sm_active = 0;                      // SM-active GPU-equivalents on the node right now.
   std::string gpus;                          // One GpuStateLetter per GPU index.
   std::vector<model::WorkloadId> workloads;  // With pods on the node.
@@ -71,14 +76,21 @@ struct QueueView {
   double cost = 0;  // allocated GPU-hours x price (0 without a cost model).
 };
 
-// An open incident: faulty GPUs grouped by rack (several faulty nodes in one rack read as a
-// rack event, one node as a node fault). Empty while the twin has no faults.
+// An open incident of the remediation loop's IncidentGrouper (health/incidents): faults of one
+// family on one node, or on several nodes of a rack or leaf (a shared component). Empty
+// without a remediation loop.
 struct IncidentView {
-  std::string id;
-  std::string kind;  // node_fault | rack_event
-  int rack = 0;
+  int64_t id = 0;
+  std::string scope;  // node | rack | leaf
+  std::string subject;  // The node, "rack-3" or "leaf-1".
+  std::string category;  // Fault family, e.g. "nvlink" or "xid79".
+  int rack = -1;         // -1 for a leaf incident.
+  int leaf = -1;
   std::vector<std::string> nodes;
-  int faulty_gpus = 0;
+  int faulty_gpus = 0;   // Faulty GPUs on its nodes now.
+  double first_fault_hours = 0, last_fault_hours = 0;
+  int64_t ticket = 0;    // 0 = none yet.
+  std::string suspected_cause;
 };
 
 struct SeriesPoint {
@@ -108,6 +120,11 @@ struct Overview {
   int stranded_free_gpus = 0, whole_free_nodes = 0, largest_free_block = 0;
   std::map<std::string, int> pending_by_reason;
   int64_t events = 0;
+  bool remediation = false;  // A remediation loop runs on the twin.
+  // Nodes by remediation state (healthy omitted); incidents open; tickets filed so far.
+  std::map<std::string, int> nodes_by_remediation_state;
+  int incidents_open = 0;
+  int tickets = 0;
 };
 
 struct Snapshot {
@@ -134,6 +151,8 @@ struct SnapshotContext {
   // a mixed cluster); empty = price everything at the cluster's first GPU model.
   const std::vector<std::vector<double>>* team_model_gpu_hours = nullptr;
   std::shared_ptr<const std::vector<SeriesPoint>> series;
+  // The remediation loop attached to the twin (node states, incidents); null = none.
+  const health::TwinRemediation* remediation = nullptr;
 };
 
 // Reads the twin (on its thread) into a snapshot.

@@ -123,7 +123,17 @@ TEST_F(ApiTest, BadRequestsGetJsonErrors) {
   Error(Call("POST", "/api/queues/a/quota", {}, R"({})"), 400);
   Error(Call("POST", "/api/queues/zz/quota", {}, R"({"gpus":1})"), 404);
   Error(Call("POST", "/api/nodes/zz/cordon"), 404);
-  Error(Call("POST", "/api/nodes/p-0000/fault"), 501);
+  EXPECT_NE(Error(Call("POST", "/api/nodes/p-0000/fault", {}, R"({"xid":4242})"), 400).find("4242"),
+            std::string::npos);
+  Error(Call("POST", "/api/nodes/p-0000/fault", {}, R"({"xid":79,"gpu":8})"), 400);
+  Error(Call("POST", "/api/nodes/p-0000/fault", {}, R"({"xid":"79"})"), 400);
+  Error(Call("POST", "/api/nodes/p-0000/fault", {}, R"({"colour":1})"), 400);
+  Error(Call("POST", "/api/nodes/zz/fault", {}, R"({"xid":79})"), 404);
+  Error(Call("GET", "/api/nodes/p-0000/fault"), 405);
+  Error(Call("POST", "/api/racks/x/fault", {}, R"({"xid":74})"), 400);
+  Error(Call("POST", "/api/racks/9/fault", {}, R"({"xid":74})"), 404);
+  Error(Call("GET", "/api/racks/0/fault"), 405);
+  EXPECT_EQ(live_->snapshot()->overview.gpus_faulty, 0);  // No bad request injected anything.
   // Invalid UTF-8 in a path is echoed safely, not thrown on.
   Error(Call("GET", "/api/nodes/\xff\xfe"), 404);
   EXPECT_EQ(live_->snapshot()->overview.workloads_submitted, 1);  // Nothing was submitted.
@@ -151,6 +161,75 @@ TEST_F(ApiTest, ControlsChangeTheTwin) {
   EXPECT_EQ(o["nodes_cordoned"], 1);
   ASSERT_EQ(Call("POST", "/api/nodes/" + node + "/uncordon").status, 200);
   EXPECT_EQ(Get("/api/overview")["gpus_cordoned"], 0);
+}
+
+// Fault injection with the remediation loop: the faulty GPU, the cordoned node and the
+// incident appear in the API; the loop repairs the node and the incident closes.
+TEST(ApiFaultTest, InjectedXidShowsFaultyCordonedAndAnIncident) {
+  auto live = MakeLive(testing::FourNodeYaml(), {}, /*remediation=*/true);
+  live->Step(Hours(1));
+  auto call = [&](const std::string& method, const std::string& path, std::string body = {}) {
+    HttpRequest r;
+    r.method = method;
+    r.path = path;
+    r.body = std::move(body);
+    return HandleRequest(*live, r);
+  };
+  // The job runs on p-0000; p-0001 is idle. XID 79 on GPU 2 of p-0001: a reboot.
+  HttpReply r = call("POST", "/api/nodes/p-0001/fault", R"({"xid":79,"gpu":2})");
+  ASSERT_EQ(r.status, 200) << r.body;
+  json j = json::parse(r.body);
+  EXPECT_EQ(j["mnemonic"], "GPU_HAS_FALLEN_OFF_THE_BUS");
+  EXPECT_EQ(j["action"], "reboot");
+  json o = json::parse(call("GET", "/api/overview").body);
+  EXPECT_EQ(o["gpus_faulty"], 1);
+  EXPECT_EQ(o["gpus_cordoned"], 7);  // The node's 7 healthy, free GPUs: cordoned at once.
+  EXPECT_EQ(o["gpus_in_use"], 8);
+  EXPECT_EQ(o["gpus_idle"], 16);
+  EXPECT_EQ(o["nodes_cordoned"], 1);
+  EXPECT_EQ(o["incidents_open"], 1);
+  EXPECT_EQ(o["nodes_by_remediation_state"]["in-repair"], 1);
+  json node = json::parse(call("GET", "/api/nodes/p-0001").body);
+  EXPECT_EQ(node["gpus"], "ccfccccc");
+  EXPECT_EQ(node["remediation"], "in-repair");
+  json inc = json::parse(call("GET", "/api/incidents").body);
+  ASSERT_EQ(inc["incidents"].size(), 1u);
+  EXPECT_EQ(inc["incidents"][0]["scope"], "node");
+  EXPECT_EQ(inc["incidents"][0]["subject"], "p-0001");
+  EXPECT_EQ(inc["incidents"][0]["category"], "xid79");
+  EXPECT_EQ(inc["incidents"][0]["faulty_gpus"], 1);
+  EXPECT_TRUE(inc["incidents"][0]["ticket"].is_null());  // Held 10 min for rack company.
+  // Ticket after 10 min, reboot 2 h, diagnostic 15 min: back at 1 h + 2 h 25 min.
+  live->Step(Minutes(11));
+  inc = json::parse(call("GET", "/api/incidents").body);
+  EXPECT_EQ(inc["incidents"][0]["ticket"], 1);
+  live->Step(Hours(2) + Minutes(15));
+  o = json::parse(call("GET", "/api/overview").body);
+  EXPECT_EQ(o["gpus_faulty"], 0);
+  EXPECT_EQ(o["gpus_cordoned"], 0);
+  EXPECT_EQ(o["incidents_open"], 0);
+  EXPECT_EQ(o["tickets"], 1);
+}
+
+TEST(ApiFaultTest, RackFaultIsOneRackIncident) {
+  // Racks of 2 nodes here: rack 1 = p-0002, p-0003. Two nodes do not make a rack incident
+  // (rack_min_nodes 3), so each is its own node incident; both nodes are out.
+  auto live = MakeLive(testing::FourNodeYaml(), {}, /*remediation=*/true);
+  live->Step(Hours(1));
+  HttpRequest r;
+  r.method = "POST";
+  r.path = "/api/racks/rack-1/fault";
+  r.body = R"({"xid":74})";
+  HttpReply reply = HandleRequest(*live, r);
+  ASSERT_EQ(reply.status, 200) << reply.body;
+  EXPECT_EQ(json::parse(reply.body)["nodes"], json({"p-0002", "p-0003"}));
+  const Overview& o = live->snapshot()->overview;
+  EXPECT_EQ(o.gpus_faulty, 16);
+  EXPECT_EQ(o.nodes_faulty, 2);
+  // The budget lets 1 of 4 nodes out at a time: one is cordoned, the other waits as suspect.
+  EXPECT_EQ(o.nodes_cordoned, 1);
+  EXPECT_EQ(o.nodes_by_remediation_state.at("suspect"), 1);
+  EXPECT_EQ(o.incidents_open, 2);
 }
 
 TEST_F(ApiTest, ServesTheDashboardAndMetrics) {

@@ -80,3 +80,25 @@ TEST(MetricsTest, PendingByTeamAndReasonAndEscapedLabels) {
 
 }  // namespace
 }  // namespace steward::server
+
+namespace steward::server {
+namespace {
+
+TEST(MetricsTest, RemediationSeriesFollowAnInjectedFault) {
+  auto live = testing::MakeLive(testing::FourNodeYaml(), {}, /*remediation=*/true);
+  live->Step(Hours(1));
+  ASSERT_TRUE(live->Control([](twin::Twin& t) { return t.InjectXid(1, 0, 48); }).ok());
+  telemetry::ParseOptions po;
+  po.dialect = telemetry::Dialect::kPrometheusText;
+  const telemetry::Scrape s = telemetry::ParseExposition(RenderMetrics(*live->snapshot()), po);
+  EXPECT_TRUE(s.ok());
+  EXPECT_EQ(Value(s, "steward_gpus", {{"state", "faulty"}}), 1);
+  EXPECT_EQ(Value(s, "steward_gpus", {{"state", "cordoned"}}), 7);
+  EXPECT_EQ(Value(s, "steward_incidents_open"), 1);
+  EXPECT_EQ(Value(s, "steward_remediation_nodes", {{"state", "in-repair"}}), 1);
+  EXPECT_EQ(Value(s, "steward_remediation_nodes", {{"state", "suspect"}}), 0);
+  EXPECT_EQ(Value(s, "steward_remediation_tickets_total"), 0);
+}
+
+}  // namespace
+}  // namespace steward::server

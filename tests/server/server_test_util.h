@@ -5,6 +5,7 @@
 #include <string>
 
 #include "../twin/twin_test_util.h"
+#include "health/remediation/twin_remediation.h"
 #include "server/live_twin.h"
 
 namespace steward::server::testing {
@@ -19,10 +20,28 @@ inline std::string TwoNodeYaml() {
       " duration_hours: 2, usage: {busy: 0.8, sm_active: 0.5}}\n");
 }
 
-inline std::unique_ptr<LiveTwin> MakeLive(const std::string& yaml, LiveTwinOptions options = {}) {
+// With `remediation`, the scenario's remediation loop runs on the twin (in memory).
+inline std::unique_ptr<LiveTwin> MakeLive(const std::string& yaml, LiveTwinOptions options = {},
+                                          bool remediation = false) {
   auto t = twin::Twin::Create(twin::testing::MustParse(yaml));
   if (!t.ok()) throw std::runtime_error(t.status().message());
+  if (remediation) {
+    auto r = health::AttachRemediation(**t);
+    if (!r.ok()) throw std::runtime_error(r.status().message());
+    options.remediation = *r;
+  }
   return std::make_unique<LiveTwin>(std::move(t).value(), std::move(options));
+}
+
+// Four nodes x 8 H100 in racks of 2 with the remediation loop (repairs always hold); team a
+// runs one 8-GPU batch job (on p-0000) from t = 0 for 10 h.
+inline std::string FourNodeYaml() {
+  return twin::testing::SmallScenarioYaml(
+      4, "a:32",
+      "remediation: {repair_failure_probability: 0}\n"
+      "generators:\n"
+      "  - {name: job, team: a, kind: batch, arrival: {process: once, count: 1}, gpus_per_pod: 8,"
+      " duration_hours: 10}\n");
 }
 
 }  // namespace steward::server::testing
