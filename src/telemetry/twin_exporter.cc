@@ -78,19 +78,31 @@ GpuPowerModel PowerModelFor(const model::GpuModel& m) {
   return {70, 700};
 }
 
-const std::vector<DcgmField>& TwinExporter::Fields() {
-  static const std::vector<DcgmField> kFields = {
+std::vector<DcgmField> TwinExporter::Fields(bool error_counters) {
+  std::vector<DcgmField> fields = {
       DcgmField::kGpuTemp,          DcgmField::kPowerUsage,     DcgmField::kGpuUtil,
       DcgmField::kXidErrors,        DcgmField::kFbFree,         DcgmField::kFbUsed,
       DcgmField::kFbReserved,       DcgmField::kGrEngineActive, DcgmField::kSmActive,
       DcgmField::kPipeTensorActive, DcgmField::kDramActive,
   };
-  return kFields;
+  static constexpr DcgmField kErrorCounters[] = {
+      DcgmField::kEccSbeVolTotal,
+      DcgmField::kEccDbeVolTotal,
+      DcgmField::kEccSbeAggTotal,
+      DcgmField::kEccDbeAggTotal,
+      DcgmField::kNvlinkCrcFlitErrorCountTotal,
+      DcgmField::kNvlinkCrcDataErrorCountTotal,
+      DcgmField::kNvlinkReplayErrorCountTotal,
+      DcgmField::kNvlinkRecoveryErrorCountTotal,
+  };
+  if (error_counters)
+    for (DcgmField f : kErrorCounters) fields.push_back(f);
+  return fields;
 }
 
 TwinExporter::TwinExporter(const model::Cluster& cluster, TwinExporterOptions options)
     : cluster_(cluster), options_(std::move(options)) {
-  writer_.fields = Fields();
+  writer_.fields = Fields(options_.error_counters);
   writer_.pod_labels = options_.pod_labels;
   for (const model::GpuModel& m : cluster_.gpu_models()) power_.push_back(PowerModelFor(m));
   records_.resize(cluster_.gpus().size());
@@ -217,7 +229,8 @@ void TwinExporter::Update(const twin::Twin& twin) {
     const double activity = std::min(1.0, kPowerUtilWeight * util + kPowerSmWeight * sm + held);
     const double power = Micro(pw.idle_watts + (pw.max_watts - pw.idle_watts) * activity);
     const double temp = std::round(kIdleTempC + kTempRangeC * activity);
-    const int xid = g < options_.last_xid.size() ? options_.last_xid[g] : 0;
+    const twin::GpuFaultState& fault = twin.gpu_faults()[g];
+    const int xid = fault.last_xid;
 
     FieldValues& v = rec.values;
     v.Set(DcgmField::kGpuUtil, util_percent);
@@ -231,6 +244,16 @@ void TwinExporter::Update(const twin::Twin& twin) {
     v.Set(DcgmField::kPowerUsage, power);
     v.Set(DcgmField::kGpuTemp, temp);
     v.Set(DcgmField::kXidErrors, xid);
+    if (options_.error_counters) {
+      v.Set(DcgmField::kEccSbeVolTotal, static_cast<double>(fault.ecc_sbe_volatile));
+      v.Set(DcgmField::kEccDbeVolTotal, static_cast<double>(fault.ecc_dbe_volatile));
+      v.Set(DcgmField::kEccSbeAggTotal, static_cast<double>(fault.ecc_sbe_aggregate));
+      v.Set(DcgmField::kEccDbeAggTotal, static_cast<double>(fault.ecc_dbe_aggregate));
+      v.Set(DcgmField::kNvlinkCrcFlitErrorCountTotal, static_cast<double>(fault.nvlink_crc_flit));
+      v.Set(DcgmField::kNvlinkCrcDataErrorCountTotal, static_cast<double>(fault.nvlink_crc_data));
+      v.Set(DcgmField::kNvlinkReplayErrorCountTotal, static_cast<double>(fault.nvlink_replay));
+      v.Set(DcgmField::kNvlinkRecoveryErrorCountTotal, static_cast<double>(fault.nvlink_recovery));
+    }
     rec.xids.clear();
     if (xid != 0) rec.xids.push_back(xid);
 

@@ -21,7 +21,9 @@
 //    memory - reserved - used.
 //  - POWER_USAGE = idle + (max - idle) x min(1, 0.3 x util + 0.7 x sm + 0.05 if memory held);
 //    GPU_TEMP = 30 + 45 x (power - idle) / (max - idle) degrees C. XID_ERRORS = the GPU's last
-//    XID (0 unless the caller injects one).
+//    XID, and the ECC and NVLink error counters, from the twin's fault model
+//    (twin::GpuFaultState: injected faults move them; a repair clears the XID and the volatile
+//    ECC counters).
 // Values are quantized to what the exporter prints (integers for %d fields, 1e-6 for %f), so the
 // records, the scrape and the ground truth (TwinTruth) agree exactly.
 #pragma once
@@ -50,9 +52,9 @@ GpuPowerModel PowerModelFor(const model::GpuModel& model);
 struct TwinExporterOptions {
   // pod/namespace/container (and pod_uid="") labels, as dcgm-exporter with pod mapping on.
   bool pod_labels = true;
-  // Last XID code per GpuId (DCGM_FI_DEV_XID_ERRORS); empty = 0 everywhere. Fault injection
-  // sets this; the exporter only reports it.
-  std::vector<int> last_xid;
+  // Also export the opt-in ECC (SBE/DBE, volatile/aggregate) and NVLink error counters, as
+  // deployments that alert on hardware errors enable them.
+  bool error_counters = true;
 };
 
 // Aggregates of one snapshot, computed from the records (what a correct PromQL query over the
@@ -95,8 +97,9 @@ class TwinExporter {
   void AppendTo(std::string& out) const;
 
   // The series the twin exports, in dcgm-exporter's default-counters.csv order, plus the opt-in
-  // DCGM_FI_PROF_SM_ACTIVE (deployments that chart SM activity enable it).
-  static const std::vector<DcgmField>& Fields();
+  // DCGM_FI_PROF_SM_ACTIVE (deployments that chart SM activity enable it) and, with
+  // `error_counters`, the opt-in ECC and NVLink error counters.
+  static std::vector<DcgmField> Fields(bool error_counters = true);
 
  private:
   enum class Use : uint8_t { kFree, kStarting, kUntouched, kActive, kIdle };

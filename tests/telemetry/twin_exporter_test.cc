@@ -23,6 +23,7 @@ std::string Yaml(const std::string& generators) {
          "       nodes_per_leaf: 2, driver_version: \"550.90.07\"}\n"
          "teams:\n  - {name: ml, namespace: ml-ns, quota_gpus: 16}\n"
          "policies: {startup_seconds: 60}\n"
+         "faults: {enabled: false}\n"
          "generators:\n" +
          generators;
 }
@@ -185,16 +186,35 @@ TEST(TwinExporterTest, FractionalUseRoundsUp) {
   EXPECT_NEAR(e.truth().meter_sm_rate * 16, 0.96, 1e-12);
 }
 
-TEST(TwinExporterTest, InjectedXidIsReported) {
+TEST(TwinExporterTest, InjectedFaultsShowInXidAndErrorCounters) {
   auto t = MakeTwin(TrainWith("1.0"));
-  TwinExporterOptions o;
-  o.last_xid.assign(16, 0);
-  o.last_xid[5] = 79;
-  TwinExporter e(t->cluster(), o);
+  t->RunUntil(kSimStart + Hours(1));
+  ASSERT_TRUE(t->InjectXid(0, 5, 48).ok());  // Double-bit ECC on GPU 5 of the first node.
+  ASSERT_TRUE(t->InjectXid(1, 2, 74).ok());  // NVLink on GPU 2 of the second.
+  TwinExporter e(t->cluster());
   e.Update(*t);
-  EXPECT_EQ(V(e.records()[5], DcgmField::kXidErrors), 79);
-  EXPECT_EQ(e.records()[5].xids, std::vector<int>{79});
+  const GpuRecord& ecc = e.records()[5];
+  EXPECT_EQ(V(ecc, DcgmField::kXidErrors), 48);
+  EXPECT_EQ(ecc.xids, std::vector<int>{48});
+  EXPECT_EQ(V(ecc, DcgmField::kEccDbeVolTotal), 1);
+  EXPECT_EQ(V(ecc, DcgmField::kEccDbeAggTotal), 1);
+  EXPECT_EQ(V(ecc, DcgmField::kEccSbeVolTotal), 0);
+  // The fault stopped the job holding GPU 5 (the whole 8-GPU pod): the GPU is idle now.
+  EXPECT_EQ(V(ecc, DcgmField::kGpuUtil), 0);
+  const GpuRecord& link = e.records()[8 + 2];
+  EXPECT_EQ(V(link, DcgmField::kXidErrors), 74);
+  EXPECT_EQ(V(link, DcgmField::kNvlinkRecoveryErrorCountTotal), 1);
+  EXPECT_EQ(V(link, DcgmField::kNvlinkCrcFlitErrorCountTotal), 100);
   EXPECT_EQ(V(e.records()[4], DcgmField::kXidErrors), 0);
+  EXPECT_EQ(V(e.records()[4], DcgmField::kEccDbeAggTotal), 0);
+  // Without error counters the series are absent, the XID stays.
+  TwinExporterOptions o;
+  o.error_counters = false;
+  TwinExporter bare(t->cluster(), o);
+  bare.Update(*t);
+  EXPECT_EQ(V(bare.records()[5], DcgmField::kXidErrors), 48);
+  EXPECT_EQ(bare.Render().find("DCGM_FI_DEV_ECC_DBE_VOL_TOTAL"), std::string::npos);
+  EXPECT_NE(e.Render().find("DCGM_FI_DEV_ECC_DBE_VOL_TOTAL"), std::string::npos);
 }
 
 TEST(TwinExporterTest, ScrapeParsesBackToTheSameRecords) {
