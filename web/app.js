@@ -172,10 +172,30 @@ function renderCost(cost) {
     ' <span class="sw sm"></span>SM-active share of them';
 }
 
-function renderIncidents(list) {
+// Open incidents of the remediation loop: one per node fault, or one per rack / leaf when a
+// shared component took several nodes (docs/remediation.md, incident grouping).
+function renderIncidents(inc) {
+  const list = inc.incidents;
+  if (!inc.remediation) {
+    $("#incidents").innerHTML = '<li class="none">Remediation is off for this scenario</li>';
+    return;
+  }
   $("#incidents").innerHTML = list.length
-    ? list.map((i) => `<li>${esc(i.kind)} in rack ${i.rack}: ${i.nodes.map(esc).join(", ")} (${i.faulty_gpus} faulty GPUs)</li>`).join("")
+    ? list.map((i) => `<li data-incident="${i.id}" data-scope="${esc(i.scope)}">` +
+        `<b>${esc(i.scope)} ${esc(i.subject)}</b> &middot; ${esc(i.category)} &middot; ` +
+        `${i.nodes.length} node${i.nodes.length === 1 ? "" : "s"}, ${i.faulty_gpus} faulty GPUs &middot; ` +
+        `since ${i.first_fault_hours.toFixed(1)} h &middot; ` +
+        (i.ticket ? `ticket #${i.ticket}` : "no ticket yet") +
+        (i.suspected_cause ? ` &middot; suspect ${esc(i.suspected_cause)}` : "") + "</li>").join("")
     : '<li class="none">No open incidents</li>';
+}
+
+function renderRemediation(o) {
+  const states = Object.entries(o.nodes_by_remediation_state || {});
+  $("#remediation").innerHTML = !o.remediation ? "" :
+    "nodes out of service: " + (states.length
+      ? states.map(([s, n]) => `<span class="chip" data-state="${esc(s)}">${esc(s)}: ${fmtInt(n)}</span>`).join("")
+      : '<span class="chip">none</span>') + ` &middot; tickets filed ${fmtInt(o.tickets)}`;
 }
 
 // ---- Polling ---------------------------------------------------------------------------------
@@ -192,7 +212,8 @@ async function refresh() {
     renderQueues(q.queues);
     renderHeatmap(r.racks);
     renderChart(ts.points);
-    renderIncidents(inc.incidents);
+    renderIncidents(inc);
+    renderRemediation(o);
     renderCost(cost);
     document.body.dataset.ready = "1";
   } catch (e) {
@@ -239,8 +260,20 @@ function wire() {
   for (const b of document.querySelectorAll("#node-form button")) {
     b.addEventListener("click", () => {
       const node = $("#node-name").value.trim();
+      const xid = Number($("#fault-xid").value);
+      const action = b.dataset.action;
+      if (action === "rack-fault") {
+        const rack = $("#node-form").dataset.rack;
+        if (rack === undefined) return showResult("pick a node first (click the heatmap)", false);
+        return post(`/api/racks/${rack}/fault`, {xid},
+          (r) => `XID ${r.xid} on every GPU of rack ${r.rack}: ${r.nodes.join(", ")}`);
+      }
       if (!node) return showResult("pick a node first (click the heatmap)", false);
-      post(`/api/nodes/${encodeURIComponent(node)}/${b.dataset.action}`, {},
+      if (action === "fault") {
+        return post(`/api/nodes/${encodeURIComponent(node)}/fault`, {xid, gpu: 0},
+          (r) => `XID ${r.xid} (${r.mnemonic}, ${r.action}) on ${r.node} GPU ${r.gpu}`);
+      }
+      post(`/api/nodes/${encodeURIComponent(node)}/${action}`, {},
         (r) => `${r.node} ${r.cordoned ? "cordoned" : "uncordoned"}`);
     });
   }
@@ -248,11 +281,16 @@ function wire() {
   canvas.addEventListener("mousemove", (ev) => {
     const k = nodeAt(ev);
     $("#hover").textContent = k ? `${k.node.name} (rack ${k.rack}): ${k.node.gpus}` +
-      (k.node.cordoned ? " cordoned" : "") + `, ${k.node.workloads} workloads` : "";
+      (k.node.cordoned ? " cordoned" : "") +
+      (k.node.remediation && k.node.remediation !== "healthy" ? ` [${k.node.remediation}]` : "") +
+      `, ${k.node.workloads} workloads` : "";
   });
   canvas.addEventListener("click", (ev) => {
     const k = nodeAt(ev);
-    if (k) $("#node-name").value = k.node.name;
+    if (k) {
+      $("#node-name").value = k.node.name;
+      $("#node-form").dataset.rack = String(k.rack);
+    }
   });
 }
 

@@ -101,51 +101,6 @@ class Params {
 
 // ---- JSON views --------------------------------------------------------------------------
 
-json OverviewJson(const Snapshot& s) {
-  const Overview& o = s.overview;
-  json j;
-  j["sim_time"] = o.sim_seconds;
-  j["sim_hours"] = o.sim_seconds / 3600;
-  j["horizon"] = o.horizon_seconds;
-  j["finished"] = o.finished;
-  j["speed"] = o.speed;
-  j["version"] = s.version;
-  j["scenario"] = o.scenario;
-  j["admission_policy"] = o.admission_policy;
-  j["placement_policy"] = o.placement_policy;
-  j["gpus_total"] = o.gpus_total;
-  j["gpus_in_use"] = o.gpus_in_use;
-  j["gpus_idle"] = o.gpus_idle;
-  j["gpus_faulty"] = o.gpus_faulty;
-  j["gpus_cordoned"] = o.gpus_cordoned;
-  j["gpus_allocated"] = o.gpus_allocated;
-  j["nodes_total"] = o.nodes_total;
-  j["nodes_cordoned"] = o.nodes_cordoned;
-  j["nodes_faulty"] = o.nodes_faulty;
-  j["racks_total"] = o.racks_total;
-  j["workloads_submitted"] = o.workloads_submitted;
-  j["workloads_running"] = o.workloads_running;
-  j["workloads_starting"] = o.workloads_starting;
-  j["workloads_pending"] = o.workloads_pending;
-  j["workloads_completed"] = o.workloads_completed;
-  j["allocation_rate"] = o.allocation_rate;
-  j["busy_utilization"] = o.busy_utilization;
-  j["sm_active_utilization"] = o.sm_active_utilization;
-  j["allocation_rate_cumulative"] = o.allocation_rate_cumulative;
-  j["busy_utilization_cumulative"] = o.busy_utilization_cumulative;
-  j["sm_active_utilization_cumulative"] = o.sm_active_utilization_cumulative;
-  j["stranded_free_gpus"] = o.stranded_free_gpus;
-  j["whole_free_nodes"] = o.whole_free_nodes;
-  j["largest_free_block"] = o.largest_free_block;
-  j["pending_by_reason"] = o.pending_by_reason;
-  j["incidents_open"] = o.incidents_open;
-  j["remediation"] = o.remediation;
-  j["nodes_by_remediation_state"] = o.nodes_by_remediation_state;
-  j["tickets"] = o.tickets;
-  j["events"] = o.events;
-  return j;
-}
-
 json NodeJson(const Snapshot& s, const NodeView& n, bool detail) {
   json j{{"name", n.name},           {"rack", n.rack},
          {"leaf", n.leaf},           {"pool", n.pool},
@@ -250,6 +205,7 @@ HttpReply GetRacks(const Snapshot& s, const Params& p) {
     r["nodes"].push_back({{"name", n.name},
                           {"gpus", n.gpus},
                           {"cordoned", n.cordoned},
+                          {"remediation", n.remediation},
                           {"sm_active", n.sm_active},
                           {"workloads", n.workloads.size()}});
   }
@@ -574,24 +530,7 @@ HttpReply HandleApi(LiveTwin& live, const HttpRequest& r, const std::vector<std:
     if (what == "incidents") {
       if (!get) return MethodNotAllowed(r, "GET");
       API_CHECK_PARAMS(p);
-      json list = json::array();
-      for (const IncidentView& i : s.incidents) {
-        json j{{"id", i.id},
-               {"scope", i.scope},
-               {"subject", i.subject},
-               {"category", i.category},
-               {"nodes", i.nodes},
-               {"faulty_gpus", i.faulty_gpus},
-               {"first_fault_hours", i.first_fault_hours},
-               {"last_fault_hours", i.last_fault_hours},
-               {"ticket", i.ticket == 0 ? json(nullptr) : json(i.ticket)},
-               {"suspected_cause", i.suspected_cause},
-               {"state", "open"}};
-        j["rack"] = i.rack >= 0 ? json(i.rack) : json(nullptr);
-        j["leaf"] = i.leaf >= 0 ? json(i.leaf) : json(nullptr);
-        list.push_back(std::move(j));
-      }
-      return JsonReply({{"incidents", list}, {"remediation", s.overview.remediation}});
+      return JsonReply(IncidentsJson(s));
     }
     if (what == "cost") return get ? GetCost(s, p) : MethodNotAllowed(r, "GET");
     if (what == "timeseries") return get ? GetTimeseries(s, p) : MethodNotAllowed(r, "GET");
@@ -631,6 +570,74 @@ HttpReply HandleApi(LiveTwin& live, const HttpRequest& r, const std::vector<std:
 }
 
 }  // namespace
+
+nlohmann::json OverviewJson(const Snapshot& s) {
+  using nlohmann::json;
+  const Overview& o = s.overview;
+  json j;
+  j["sim_time"] = o.sim_seconds;
+  j["sim_hours"] = o.sim_seconds / 3600;
+  j["horizon"] = o.horizon_seconds;
+  j["finished"] = o.finished;
+  j["speed"] = o.speed;
+  j["version"] = s.version;
+  j["scenario"] = o.scenario;
+  j["admission_policy"] = o.admission_policy;
+  j["placement_policy"] = o.placement_policy;
+  j["gpus_total"] = o.gpus_total;
+  j["gpus_in_use"] = o.gpus_in_use;
+  j["gpus_idle"] = o.gpus_idle;
+  j["gpus_faulty"] = o.gpus_faulty;
+  j["gpus_cordoned"] = o.gpus_cordoned;
+  j["gpus_allocated"] = o.gpus_allocated;
+  j["nodes_total"] = o.nodes_total;
+  j["nodes_cordoned"] = o.nodes_cordoned;
+  j["nodes_faulty"] = o.nodes_faulty;
+  j["racks_total"] = o.racks_total;
+  j["workloads_submitted"] = o.workloads_submitted;
+  j["workloads_running"] = o.workloads_running;
+  j["workloads_starting"] = o.workloads_starting;
+  j["workloads_pending"] = o.workloads_pending;
+  j["workloads_completed"] = o.workloads_completed;
+  j["allocation_rate"] = o.allocation_rate;
+  j["busy_utilization"] = o.busy_utilization;
+  j["sm_active_utilization"] = o.sm_active_utilization;
+  j["allocation_rate_cumulative"] = o.allocation_rate_cumulative;
+  j["busy_utilization_cumulative"] = o.busy_utilization_cumulative;
+  j["sm_active_utilization_cumulative"] = o.sm_active_utilization_cumulative;
+  j["stranded_free_gpus"] = o.stranded_free_gpus;
+  j["whole_free_nodes"] = o.whole_free_nodes;
+  j["largest_free_block"] = o.largest_free_block;
+  j["pending_by_reason"] = o.pending_by_reason;
+  j["incidents_open"] = o.incidents_open;
+  j["remediation"] = o.remediation;
+  j["nodes_by_remediation_state"] = o.nodes_by_remediation_state;
+  j["tickets"] = o.tickets;
+  j["events"] = o.events;
+  return j;
+}
+
+nlohmann::json IncidentsJson(const Snapshot& s) {
+  using nlohmann::json;
+  json list = json::array();
+      for (const IncidentView& i : s.incidents) {
+        json j{{"id", i.id},
+               {"scope", i.scope},
+               {"subject", i.subject},
+               {"category", i.category},
+               {"nodes", i.nodes},
+               {"faulty_gpus", i.faulty_gpus},
+               {"first_fault_hours", i.first_fault_hours},
+               {"last_fault_hours", i.last_fault_hours},
+               {"ticket", i.ticket == 0 ? json(nullptr) : json(i.ticket)},
+               {"suspected_cause", i.suspected_cause},
+               {"state", "open"}};
+        j["rack"] = i.rack >= 0 ? json(i.rack) : json(nullptr);
+        j["leaf"] = i.leaf >= 0 ? json(i.leaf) : json(nullptr);
+        list.push_back(std::move(j));
+      }
+  return {{"incidents", list}, {"remediation", s.overview.remediation}};
+}
 
 HttpReply ErrorReply(int status, const std::string& message) {
   return JsonReply({{"error", {{"code", status}, {"message", message}}}}, status);

@@ -7,6 +7,8 @@
 #include <map>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "server/live_twin.h"
 
 namespace steward::server {
@@ -26,6 +28,11 @@ struct HttpReply {
 
 // Answers /api/*, /metrics, /healthz and the dashboard's files (/, /app.js, ...).
 HttpReply HandleRequest(LiveTwin& live, const HttpRequest& request);
+
+// The bodies of GET /api/overview and GET /api/incidents (also printed by
+// `steward health overview --json`).
+nlohmann::json OverviewJson(const Snapshot& snapshot);
+nlohmann::json IncidentsJson(const Snapshot& snapshot);
 
 // The JSON error body every failed request gets.
 HttpReply ErrorReply(int status, const std::string& message);

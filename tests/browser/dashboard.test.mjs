@@ -1,6 +1,8 @@
 // End-to-end browser test of `steward serve`: starts the server on a free loopback port, drives
 // the dashboard in Debian's headless Chromium (playwright-core, no bundled browser), checks the
-// counters against /api/overview, uses two controls, saves a screenshot, and stops the server.
+// counters against /api/overview, uses every control (cordon, submit, quota, XID on a node, a
+// rack event) and checks the counters and incidents follow, saves a screenshot, and stops the
+// server.
 //
 //   node tests/browser/dashboard.test.mjs STEWARD_BINARY [SCREENSHOT_DIR]
 import { spawn } from "node:child_process";
@@ -36,19 +38,26 @@ async function waitFor(what, fn, timeoutMs = 30000) {
   fail(`timed out waiting for ${what} (last: ${last})`);
 }
 
-// A short horizon at a high speed-up: the twin runs live for about two seconds, then stands
-// still at the horizon, so the page and the API can be compared number for number.
-const server = spawn(steward, ["serve", "--port", "0", "--speed", "1800", "--days", "0.05"],
-                     { stdio: ["ignore", "pipe", "pipe"] });
-let log = "";
-server.stdout.on("data", (d) => (log += d));
-server.stderr.on("data", (d) => (log += d));
-const exited = new Promise((r) => server.on("exit", (code, signal) => r({ code, signal })));
-
 const userDataDir = mkdtempSync(join(tmpdir(), "steward-chromium-"));
-let context;
+let context, server, exited;
+let log = "";
 let ok = false;
 try {
+  context = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: chromiumPath,
+    headless: true,
+    viewport: { width: 1400, height: 1000 },
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+           "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+  });
+  // A short horizon at a high speed-up: the twin runs live for a few seconds, then stands still
+  // at the horizon, so the page and the API can be compared number for number. Started once
+  // the browser is up, so a slow browser start on a busy machine cannot eat the live part.
+  server = spawn(steward, ["serve", "--port", "0", "--speed", "1800", "--days", "0.1"],
+                 { stdio: ["ignore", "pipe", "pipe"] });
+  server.stdout.on("data", (d) => (log += d));
+  server.stderr.on("data", (d) => (log += d));
+  exited = new Promise((r) => server.on("exit", (code, signal) => r({ code, signal })));
   const port = await waitFor("the server's address", () => {
     const m = log.match(/http:\/\/127\.0\.0\.1:(\d+)\//);
     return m && Number(m[1]);
@@ -60,13 +69,6 @@ try {
     return res.json();
   };
 
-  context = await chromium.launchPersistentContext(userDataDir, {
-    executablePath: chromiumPath,
-    headless: true,
-    viewport: { width: 1400, height: 1000 },
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-           "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-  });
   const page = context.pages()[0] || (await context.newPage());
   const errors = [];
   page.on("pageerror", (e) => errors.push("page error: " + e.message));
@@ -168,11 +170,66 @@ try {
   if (research.quota_gpus !== 100) fail(`API quota of research is ${research.quota_gpus}`);
   console.log("quota of research set to 100 through the page");
 
-  // Control 4: fault injection has no hook in the twin yet; the page shows the API's refusal.
+  // Control 4: inject XID 79 (GPU fallen off the bus) on a whole idle node picked on the page.
+  // The remediation loop cordons the node at once (it is empty, so it goes straight to repair):
+  // one faulty GPU, its seven healthy ones cordoned, and a node incident in the panel.
+  const idle2 = (await api("/api/nodes?state=idle&limit=1000")).nodes
+    .find((n) => n.gpus_idle === n.gpus_total && !n.cordoned);
+  if (!idle2) fail("no whole idle node to fault");
+  const beforeFault = (await compare()).o;
+  await page.fill("#node-name", idle2.name);
+  await page.fill("#fault-xid", "79");
   await page.click("#fault-button");
-  await waitFor("the fault-injection answer", async () =>
-    (await page.getAttribute("#control-result", "class")).includes("err") &&
-    (await page.textContent("#control-result")).includes("fault"), 10000);
+  await waitFor("the fault to show", async () =>
+    (await page.textContent("#control-result")).includes("XID 79 (GPU_HAS_FALLEN_OFF_THE_BUS"), 10000);
+  cmp = await waitFor("counters after the fault", async () => {
+    const r = await compare();
+    return r.diffs.length === 0 && r.o.gpus_faulty === beforeFault.gpus_faulty + 1 &&
+      r.o.gpus_cordoned === beforeFault.gpus_cordoned + 7 ? r : false;
+  }, 10000);
+  const nodeAfter = await api(`/api/nodes/${idle2.name}`);
+  if (!nodeAfter.cordoned || nodeAfter.remediation === "healthy")
+    fail(`${idle2.name} after the fault: cordoned ${nodeAfter.cordoned}, remediation ${nodeAfter.remediation}`);
+  await waitFor("the node incident in the panel", async () =>
+    (await page.$$eval("#incidents li[data-scope='node']", (li) => li.map((e) => e.textContent)))
+      .some((t) => t.includes(idle2.name)), 10000);
+  console.log(`XID 79 on ${idle2.name}: gpus_faulty ${beforeFault.gpus_faulty} -> ${cmp.o.gpus_faulty}, ` +
+              `gpus_cordoned ${beforeFault.gpus_cordoned} -> ${cmp.o.gpus_cordoned}, ` +
+              `remediation ${nodeAfter.remediation}, incidents_open ${cmp.o.incidents_open}`);
+
+  // Control 5: a rack event (XID 74, NVLink, on every GPU) on a rack picked by clicking the
+  // heatmap: one rack incident, not one per node.
+  const racksNow = (await api("/api/racks")).racks;
+  const rack = racksNow.find((r) => r.gpus_faulty === 0 && r.nodes.every((n) => !n.cordoned) &&
+                                    r.nodes.length >= 3);
+  if (!rack) fail("no healthy rack to fault");
+  const cell = await page.evaluate((name) => {
+    const k = layout.find((c) => c.node.name === name);
+    return k && { x: k.x + 1, y: k.y + k.h / 2 };
+  }, rack.nodes[0].name);
+  if (!cell) fail(`node ${rack.nodes[0].name} not on the heatmap`);
+  const box = await page.$eval("#heatmap", (c) => { const r = c.getBoundingClientRect(); return { x: r.left, y: r.top }; });
+  await page.mouse.click(box.x + cell.x, box.y + cell.y);
+  if ((await page.inputValue("#node-name")) !== rack.nodes[0].name) fail("the heatmap click did not pick the node");
+  const beforeRack = (await compare()).o;
+  await page.fill("#fault-xid", "74");
+  await page.click("#rack-fault-button");
+  await waitFor("the rack event to show", async () =>
+    (await page.textContent("#control-result")).includes(`XID 74 on every GPU of rack ${rack.rack}`), 10000);
+  const rackGpus = rack.nodes.reduce((a, n) => a + n.gpus.length, 0);
+  cmp = await waitFor("counters after the rack event", async () => {
+    const r = await compare();
+    return r.diffs.length === 0 && r.o.gpus_faulty === beforeRack.gpus_faulty + rackGpus ? r : false;
+  }, 10000);
+  const incidents = (await api("/api/incidents")).incidents;
+  const rackInc = incidents.find((i) => i.scope === "rack" && i.subject === `rack-${rack.rack}`);
+  if (!rackInc || rackInc.nodes.length !== rack.nodes.length)
+    fail(`no rack incident for rack ${rack.rack}: ${JSON.stringify(incidents)}`);
+  await waitFor("the rack incident in the panel", async () =>
+    (await page.$$eval("#incidents li[data-scope='rack']", (li) => li.map((e) => e.textContent)))
+      .some((t) => t.includes(`rack-${rack.rack}`)), 10000);
+  console.log(`rack event on rack ${rack.rack}: gpus_faulty ${beforeRack.gpus_faulty} -> ${cmp.o.gpus_faulty}, ` +
+              `one rack incident with ${rackInc.nodes.length} nodes (ticket ${rackInc.ticket})`);
 
   const shot = join(shotDir, "serve_dashboard.png");
   await page.screenshot({ path: shot, fullPage: true });
@@ -183,13 +240,15 @@ try {
 } finally {
   if (context) await context.close().catch(() => {});
   rmSync(userDataDir, { recursive: true, force: true });
-  server.kill("SIGTERM");
-  const timer = setTimeout(() => server.kill("SIGKILL"), 10000);
-  const { code, signal } = await exited;
-  clearTimeout(timer);
-  if (ok && code !== 0) {
-    console.error(`steward serve exited with ${code ?? signal} after SIGTERM\n${log}`);
-    process.exitCode = 1;
+  if (server) {
+    server.kill("SIGTERM");
+    const timer = setTimeout(() => server.kill("SIGKILL"), 10000);
+    const { code, signal } = await exited;
+    clearTimeout(timer);
+    if (ok && code !== 0) {
+      console.error(`steward serve exited with ${code ?? signal} after SIGTERM\n${log}`);
+      process.exitCode = 1;
+    }
   }
   if (!ok) console.error(log);
 }

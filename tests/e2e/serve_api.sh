@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # End-to-end: `steward serve` on a free loopback port: the API answers, /metrics parses with
-# Steward's own parser, controls work, bad requests get JSON 4xx, and SIGTERM stops it cleanly.
+# Steward's own parser, controls work (faults included: the remediation loop cordons and groups
+# incidents), bad requests get JSON 4xx, and SIGTERM stops it cleanly.
 set -euo pipefail
 bin=${1:?usage: serve_api.sh STEWARD}
 tmp=$(mktemp -d)
@@ -51,6 +52,30 @@ curl -sf "$base/api/nodes/h100-1279" | python3 -c "import json,sys; assert json.
   || fail "node not cordoned"
 code=$(curl -s -o /dev/null -w '%{http_code}' -X POST -d '{"gpus":100}' "$base/api/queues/research/quota")
 [ "$code" = 200 ] || fail "quota answered $code"
+
+# Faults: XID 79 on a node, a rack event; the remediation loop reacts and groups the incidents.
+code=$(curl -s -o "$tmp/fault.json" -w '%{http_code}' -X POST -d '{"xid":79,"gpu":3}' "$base/api/nodes/h100-1278/fault")
+[ "$code" = 200 ] || fail "node fault answered $code: $(cat "$tmp/fault.json")"
+code=$(curl -s -o "$tmp/rack.json" -w '%{http_code}' -X POST -d '{"xid":74}' "$base/api/racks/rack-100/fault")
+[ "$code" = 200 ] || fail "rack fault answered $code: $(cat "$tmp/rack.json")"
+curl -sf "$base/api/overview" -o "$tmp/o2.json" || fail "GET /api/overview after faults"
+curl -sf "$base/api/incidents" -o "$tmp/inc.json" || fail "GET /api/incidents after faults"
+curl -sf "$base/api/nodes/h100-1278" -o "$tmp/n.json" || fail "GET the faulted node"
+python3 - "$tmp/o2.json" "$tmp/inc.json" "$tmp/n.json" "$tmp/rack.json" <<'PY' || fail "faults not visible"
+import json, sys
+o, inc, n, rack = (json.load(open(p)) for p in sys.argv[1:])
+assert o["remediation"] is True
+assert o["gpus_faulty"] >= 1 + 32, o["gpus_faulty"]   # GPU 3 of h100-1278, every GPU of rack 100
+assert n["gpus"][3] == "f", n["gpus"]
+assert n["remediation"] != "healthy", n["remediation"]
+assert rack["nodes"] == ["h100-0400", "h100-0401", "h100-0402", "h100-0403"], rack["nodes"]
+scopes = {(i["scope"], i["subject"]) for i in inc["incidents"]}
+assert ("rack", "rack-100") in scopes, scopes
+assert ("node", "h100-1278") in scopes, scopes
+assert o["incidents_open"] == len(inc["incidents"]), (o["incidents_open"], len(inc["incidents"]))
+PY
+code=$(curl -s -o "$tmp/err.json" -w '%{http_code}' -X POST -d '{"xid":4242}' "$base/api/nodes/h100-0000/fault")
+[ "$code" = 400 ] || fail "unknown XID answered $code"
 
 # Bad requests: 4xx with a JSON error body.
 for req in "GET /api/workloads?limit=abc 400" "GET /api/nope 404" "DELETE /api/overview 405" \
