@@ -100,9 +100,9 @@ struct OverviewArgs {
 // `steward health overview`: the overview dashboard's numbers in one call, from the twin (with
 // its remediation loop) at a simulated time; the same Snapshot `steward serve` publishes.
 void RunHealthOverview(const OverviewArgs& a) {
-  Result<twin::Scenario> scenario =
-      a.scenario.empty() ? Result<twin::Scenario>(twin::DefaultScenario())
-                         : twin::LoadScenario(a.scenario);
+  Result<twin::Scenario> scenario = a.scenario.empty()
+                                        ? Result<twin::Scenario>(twin::DefaultScenario())
+                                        : twin::LoadScenario(a.scenario);
   if (!scenario.ok()) {
     fmt::print(stderr, "steward: {}\n", scenario.status().message());
     Fail();

@@ -31,9 +31,9 @@ struct StackFinding {
 struct StackHealthOptions {
   // Node label naming the pool; the first one a node has wins. Drift is judged within a pool.
   // steward.io/pool is what the twin's nodes carry (`steward twin nodes`).
-  std::vector<std::string> pool_labels = {
-      "cloud.google.com/gke-nodepool", "eks.amazonaws.com/nodegroup", "karpenter.sh/nodepool",
-      "node.kubernetes.io/instance-type", "steward.io/pool"};
+  std::vector<std::string> pool_labels = {"cloud.google.com/gke-nodepool",
+                                          "eks.amazonaws.com/nodegroup", "karpenter.sh/nodepool",
+                                          "node.kubernetes.io/instance-type", "steward.io/pool"};
   // Labels holding the container-toolkit and device-plugin versions. Neither GFD nor the GPU
   // Operator publishes one (the operator only sets nvidia.com/gpu.deploy.container-toolkit=true),
   // so these default to Steward's own convention; point them at your fleet's labels.

@@ -102,14 +102,21 @@ class Params {
 // ---- JSON views --------------------------------------------------------------------------
 
 json NodeJson(const Snapshot& s, const NodeView& n, bool detail) {
-  json j{{"name", n.name},           {"rack", n.rack},
-         {"leaf", n.leaf},           {"pool", n.pool},
-         {"gpu_model", n.gpu_model}, {"gpus_total", n.capacity},
-         {"gpus_in_use", n.in_use},  {"gpus_idle", n.idle},
-         {"gpus_faulty", n.faulty},  {"gpus_cordoned", n.cordoned_gpus},
-         {"cordoned", n.cordoned},   {"schedulable", n.schedulable},
+  json j{{"name", n.name},
+         {"rack", n.rack},
+         {"leaf", n.leaf},
+         {"pool", n.pool},
+         {"gpu_model", n.gpu_model},
+         {"gpus_total", n.capacity},
+         {"gpus_in_use", n.in_use},
+         {"gpus_idle", n.idle},
+         {"gpus_faulty", n.faulty},
+         {"gpus_cordoned", n.cordoned_gpus},
+         {"cordoned", n.cordoned},
+         {"schedulable", n.schedulable},
          {"remediation", n.remediation},
-         {"sm_active", n.sm_active}, {"gpus", n.gpus}};
+         {"sm_active", n.sm_active},
+         {"gpus", n.gpus}};
   json w = json::array();
   for (model::WorkloadId id : n.workloads) {
     if (!detail) {
@@ -620,22 +627,22 @@ nlohmann::json OverviewJson(const Snapshot& s) {
 nlohmann::json IncidentsJson(const Snapshot& s) {
   using nlohmann::json;
   json list = json::array();
-      for (const IncidentView& i : s.incidents) {
-        json j{{"id", i.id},
-               {"scope", i.scope},
-               {"subject", i.subject},
-               {"category", i.category},
-               {"nodes", i.nodes},
-               {"faulty_gpus", i.faulty_gpus},
-               {"first_fault_hours", i.first_fault_hours},
-               {"last_fault_hours", i.last_fault_hours},
-               {"ticket", i.ticket == 0 ? json(nullptr) : json(i.ticket)},
-               {"suspected_cause", i.suspected_cause},
-               {"state", "open"}};
-        j["rack"] = i.rack >= 0 ? json(i.rack) : json(nullptr);
-        j["leaf"] = i.leaf >= 0 ? json(i.leaf) : json(nullptr);
-        list.push_back(std::move(j));
-      }
+  for (const IncidentView& i : s.incidents) {
+    json j{{"id", i.id},
+           {"scope", i.scope},
+           {"subject", i.subject},
+           {"category", i.category},
+           {"nodes", i.nodes},
+           {"faulty_gpus", i.faulty_gpus},
+           {"first_fault_hours", i.first_fault_hours},
+           {"last_fault_hours", i.last_fault_hours},
+           {"ticket", i.ticket == 0 ? json(nullptr) : json(i.ticket)},
+           {"suspected_cause", i.suspected_cause},
+           {"state", "open"}};
+    j["rack"] = i.rack >= 0 ? json(i.rack) : json(nullptr);
+    j["leaf"] = i.leaf >= 0 ? json(i.leaf) : json(nullptr);
+    list.push_back(std::move(j));
+  }
   return {{"incidents", list}, {"remediation", s.overview.remediation}};
 }
 

@@ -136,8 +136,8 @@ std::string RenderMetrics(const Snapshot& s) {
   if (o.remediation) {
     w.Family("steward_remediation_nodes", "gauge",
              "Nodes in each state of the remediation loop (healthy ones not counted)");
-    for (std::string_view st : {"suspect", "cordoned", "draining", "in-repair", "validating",
-                                "quarantined"}) {
+    for (std::string_view st :
+         {"suspect", "cordoned", "draining", "in-repair", "validating", "quarantined"}) {
       auto it = o.nodes_by_remediation_state.find(std::string(st));
       w.Sample("steward_remediation_nodes", L("state", st),
                it == o.nodes_by_remediation_state.end() ? 0 : it->second);

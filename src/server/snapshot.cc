@@ -1,9 +1,9 @@
 #include "server/snapshot.h"
 
-#include "health/remediation/twin_remediation.h"
-
 #include <algorithm>
 #include <bit>
+
+#include "health/remediation/twin_remediation.h"
 
 namespace steward::server {
 namespace {

@@ -41,7 +41,7 @@ struct NodeView {
   int in_use = 0, idle = 0, faulty = 0, cordoned_gpus = 0;
   bool cordoned = false;
   bool schedulable = false;
-  std::string remediation = "healthy";  // The remediation loop's state of the node.
+  std::string remediation = "healthy";       // The remediation loop's state of the node.
   double sm_active = 0;                      // SM-active GPU-equivalents on the node right now.
   std::string gpus;                          // One GpuStateLetter per GPU index.
   std::vector<model::WorkloadId> workloads;  // With pods on the node.
@@ -81,15 +81,15 @@ struct QueueView {
 // without a remediation loop.
 struct IncidentView {
   int64_t id = 0;
-  std::string scope;  // node | rack | leaf
-  std::string subject;  // The node, "rack-3" or "leaf-1".
+  std::string scope;     // node | rack | leaf
+  std::string subject;   // The node, "rack-3" or "leaf-1".
   std::string category;  // Fault family, e.g. "nvlink" or "xid79".
   int rack = -1;         // -1 for a leaf incident.
   int leaf = -1;
   std::vector<std::string> nodes;
-  int faulty_gpus = 0;   // Faulty GPUs on its nodes now.
+  int faulty_gpus = 0;  // Faulty GPUs on its nodes now.
   double first_fault_hours = 0, last_fault_hours = 0;
-  int64_t ticket = 0;    // 0 = none yet.
+  int64_t ticket = 0;  // 0 = none yet.
   std::string suspected_cause;
 };
 

@@ -13,19 +13,19 @@
 namespace steward::twin {
 
 enum class EventKind : uint8_t {
-  kArrive,    // A workload is submitted.
-  kSchedule,  // Run an admission + placement pass.
-  kStart,     // Pods placed earlier are now running (after startup).
-  kPhase,     // A running workload changes usage phase (a notebook goes idle).
-  kFinish,    // A workload completes.
-  kFail,      // A running workload fails (restarts from its last checkpoint).
-  kScale,     // Inference services rescale to the diurnal demand.
-  kSample,    // Record one point of the report's time series.
-  kWindow,    // Close a usage window (per-workload records for the ledger).
-  kFault,     // A random fault process fires (target: FaultInjector process).
-  kXid,       // A planned fault: scheduled in the scenario or injected (target: its index).
-  kRollout,   // A driver rollout reaches its batch (target: rollout index).
-  kEvictEnd,  // An eviction's grace ends (target: workload, aux: node).
+  kArrive,      // A workload is submitted.
+  kSchedule,    // Run an admission + placement pass.
+  kStart,       // Pods placed earlier are now running (after startup).
+  kPhase,       // A running workload changes usage phase (a notebook goes idle).
+  kFinish,      // A workload completes.
+  kFail,        // A running workload fails (restarts from its last checkpoint).
+  kScale,       // Inference services rescale to the diurnal demand.
+  kSample,      // Record one point of the report's time series.
+  kWindow,      // Close a usage window (per-workload records for the ledger).
+  kFault,       // A random fault process fires (target: FaultInjector process).
+  kXid,         // A planned fault: scheduled in the scenario or injected (target: its index).
+  kRollout,     // A driver rollout reaches its batch (target: rollout index).
+  kEvictEnd,    // An eviction's grace ends (target: workload, aux: node).
   kCheckpoint,  // A running workload saves a checkpoint.
   kWake,        // A controller's deadline (target: controller index).
 };

@@ -37,9 +37,8 @@ nlohmann::json NodeListJson(const Twin& twin) {
         {"conditions", json::array({{{"type", "Ready"}, {"status", "True"}}})},
     };
     if (twin.gpus_missing(n))
-      status["conditions"].push_back({{"type", "GPUMissing"},
-                                      {"status", "True"},
-                                      {"reason", "DevicePluginAdvertisesNoGpus"}});
+      status["conditions"].push_back(
+          {{"type", "GPUMissing"}, {"status", "True"}, {"reason", "DevicePluginAdvertisesNoGpus"}});
     items.push_back({{"apiVersion", "v1"},
                      {"kind", "Node"},
                      {"metadata", {{"name", node.name}, {"labels", labels}}},

@@ -196,20 +196,29 @@ std::string ToText(const Report& r) {
   if (fr.enabled || fr.xid_events > 0) {
     out += "\nReliability (faults and remediation)\n";
     std::string xids;
-    for (const auto& [code, n] : fr.by_xid) xids += fmt::format("{}{}x{}", xids.empty() ? "" : " ", n, code);
-    line("GPU XIDs (count x code)", fmt::format("{} ({})", fr.xid_events, xids.empty() ? "none" : xids));
-    line("rack events / driver rollouts", fmt::format("{} / {}", fr.rack_events, fr.driver_rollouts));
+    for (const auto& [code, n] : fr.by_xid)
+      xids += fmt::format("{}{}x{}", xids.empty() ? "" : " ", n, code);
+    line("GPU XIDs (count x code)",
+         fmt::format("{} ({})", fr.xid_events, xids.empty() ? "none" : xids));
+    line("rack events / driver rollouts",
+         fmt::format("{} / {}", fr.rack_events, fr.driver_rollouts));
     line("other interruptions (host, net, sw)", std::to_string(fr.other_interruptions));
-    line("GPUs failed (faulty at end)", fmt::format("{} ({})", fr.gpus_failed, fr.gpus_faulty_at_end));
+    line("GPUs failed (faulty at end)",
+         fmt::format("{} ({})", fr.gpus_failed, fr.gpus_faulty_at_end));
     line("capacity lost", fmt::format("{:.0f} GPU-hours", fr.capacity_lost_gpu_hours));
-    line("repairs, MTTR", fmt::format("{}, {:.1f} h (nodes out at end: {})", fr.repairs, fr.mttr_hours, fr.nodes_out_at_end));
-    line("workloads interrupted (stops)", fmt::format("{} ({})", fr.workloads_interrupted, fr.interruptions));
+    line("repairs, MTTR", fmt::format("{}, {:.1f} h (nodes out at end: {})", fr.repairs,
+                                      fr.mttr_hours, fr.nodes_out_at_end));
+    line("workloads interrupted (stops)",
+         fmt::format("{} ({})", fr.workloads_interrupted, fr.interruptions));
     std::string lost;
-    for (const auto& [cause, h] : fr.lost_gpu_hours_by_cause) lost += fmt::format("{}{} {:.0f}", lost.empty() ? "" : ", ", cause, h);
+    for (const auto& [cause, h] : fr.lost_gpu_hours_by_cause)
+      lost += fmt::format("{}{} {:.0f}", lost.empty() ? "" : ", ", cause, h);
     line("work lost (GPU-hours)", lost);
     line("training goodput", fmt::format("{:.1f}%", 100 * fr.training_goodput));
     if (fr.incidents_open >= 0)
-      line("incidents (open), tickets", fmt::format("{} ({}), {}; quarantined nodes {}", fr.incidents, fr.incidents_open, fr.tickets, fr.nodes_quarantined));
+      line("incidents (open), tickets",
+           fmt::format("{} ({}), {}; quarantined nodes {}", fr.incidents, fr.incidents_open,
+                       fr.tickets, fr.nodes_quarantined));
     else
       line("remediation", "off (no controller attached)");
   }
@@ -365,7 +374,8 @@ std::string ToHtml(const Report& r) {
   kpi("real utilization (SM-active)", fmt::format("{:.1f}%", 100 * r.sm_active_utilization));
   kpi("allocated but idle", fmt::format("{:.0f} GPU-h", r.idle_allocated_gpu_hours));
   kpi("pending at end", std::to_string(r.workloads_pending));
-  if (r.faults.enabled) kpi("training goodput", fmt::format("{:.1f}%", 100 * r.faults.training_goodput));
+  if (r.faults.enabled)
+    kpi("training goodput", fmt::format("{:.1f}%", 100 * r.faults.training_goodput));
   h += "\n";
   h += Chart("Allocation vs real utilization (share of all GPUs)", x, {alloc, busy, sm}, 1.0, true);
   h += Chart("Workloads running and pending", x, {running, pending}, max_count * 1.05, false);
@@ -409,17 +419,21 @@ std::string ToHtml(const Report& r) {
     for (const auto& [code, n] : fr.by_xid)
       xids += fmt::format("{}XID {}: {}", xids.empty() ? "" : ", ", code, n);
     row("GPU XIDs", fmt::format("{} ({})", fr.xid_events, xids.empty() ? "none" : xids));
-    row("rack events / driver rollouts", fmt::format("{} / {}", fr.rack_events, fr.driver_rollouts));
+    row("rack events / driver rollouts",
+        fmt::format("{} / {}", fr.rack_events, fr.driver_rollouts));
     row("other interruptions (host, network, software)", std::to_string(fr.other_interruptions));
-    row("GPUs failed (faulty at end)", fmt::format("{} ({})", fr.gpus_failed, fr.gpus_faulty_at_end));
+    row("GPUs failed (faulty at end)",
+        fmt::format("{} ({})", fr.gpus_failed, fr.gpus_faulty_at_end));
     row("capacity lost", fmt::format("{:.0f} GPU-hours", fr.capacity_lost_gpu_hours));
     row("repairs / MTTR", fmt::format("{} / {:.1f} h", fr.repairs, fr.mttr_hours));
-    row("workloads interrupted (stops)", fmt::format("{} ({})", fr.workloads_interrupted, fr.interruptions));
+    row("workloads interrupted (stops)",
+        fmt::format("{} ({})", fr.workloads_interrupted, fr.interruptions));
     for (const auto& [cause, lost] : fr.lost_gpu_hours_by_cause)
       row("work lost: " + cause, fmt::format("{:.0f} GPU-hours", lost));
     row("training goodput", fmt::format("{:.1f}%", 100 * fr.training_goodput));
     if (fr.incidents_open >= 0)
-      row("incidents (open) / tickets", fmt::format("{} ({}) / {}", fr.incidents, fr.incidents_open, fr.tickets));
+      row("incidents (open) / tickets",
+          fmt::format("{} ({}) / {}", fr.incidents, fr.incidents_open, fr.tickets));
     h += "</table>\n";
   }
   h += fmt::format(

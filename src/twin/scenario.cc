@@ -346,7 +346,8 @@ Status ParseList(const Reader& r, const YAML::Node& root, const char* key, bool 
 Status ParseXid(const Reader& r, const YAML::Node& n, const std::string& field, int* xid) {
   STEWARD_RETURN_IF_ERROR(r.Scalar(n, field, xid));
   if (model::XidCatalog::Builtin().Find(*xid) == nullptr)
-    return r.Error(n, field, fmt::format("XID {} is not in the catalog (steward health xid)", *xid));
+    return r.Error(n, field,
+                   fmt::format("XID {} is not in the catalog (steward health xid)", *xid));
   return Status::Ok();
 }
 
@@ -381,17 +382,18 @@ Status ParseFaults(const Reader& r, const YAML::Node& f, FaultSpec* out) {
     STEWARD_RETURN_IF_ERROR(r.Get(k, "per_rack_day", path, &out->rack_events.per_rack_day));
     STEWARD_RETURN_IF_ERROR(Positive(r, k["per_rack_day"], path + ".per_rack_day",
                                      out->rack_events.per_rack_day, true));
-    if (k["xid"]) STEWARD_RETURN_IF_ERROR(ParseXid(r, k["xid"], path + ".xid", &out->rack_events.xid));
+    if (k["xid"])
+      STEWARD_RETURN_IF_ERROR(ParseXid(r, k["xid"], path + ".xid", &out->rack_events.xid));
   }
   if (YAML::Node d = f["driver_rollouts"]) {
     if (!d.IsSequence()) return r.Error(d, "faults.driver_rollouts", "must be a list");
     for (size_t i = 0; i < d.size(); ++i) {
       const std::string path = fmt::format("faults.driver_rollouts[{}]", i);
       const YAML::Node n = d[i];
-      STEWARD_RETURN_IF_ERROR(r.CheckKeys(n, path,
-                                          {"pool", "at_hours", "first_node", "nodes",
-                                           "driver_version", "xid_rate_multiplier",
-                                           "advertises_gpus"}));
+      STEWARD_RETURN_IF_ERROR(
+          r.CheckKeys(n, path,
+                      {"pool", "at_hours", "first_node", "nodes", "driver_version",
+                       "xid_rate_multiplier", "advertises_gpus"}));
       DriverRolloutSpec ro;
       ro.line = n.Mark().line + 1;
       STEWARD_RETURN_IF_ERROR(r.Get(n, "pool", path, &ro.pool, true));
@@ -427,7 +429,8 @@ Status ParseFaults(const Reader& r, const YAML::Node& f, FaultSpec* out) {
       if (sf.node.empty() == !n["rack"])
         return r.Error(n, path, "needs exactly one of node or rack");
       if (n["rack"] && sf.rack < 0) return r.Error(n["rack"], path + ".rack", "must be >= 0");
-      if (n["rack"] && n["gpu"]) return r.Error(n["gpu"], path + ".gpu", "a rack event hits every GPU");
+      if (n["rack"] && n["gpu"])
+        return r.Error(n["gpu"], path + ".gpu", "a rack event hits every GPU");
       if (sf.gpu < -1 || sf.gpu >= 64)
         return r.Error(n["gpu"], path + ".gpu", "must be a GPU index, or -1 for every GPU");
       if (!n["xid"]) return r.Error(n, path + ".xid", "is required");
@@ -466,10 +469,10 @@ Status ParseRemediation(const Reader& r, const YAML::Node& m, RemediationSpec* o
 }
 
 Status ParseRoot(const Reader& r, const YAML::Node& root, Scenario* s) {
-  STEWARD_RETURN_IF_ERROR(r.CheckKeys(root, "",
-                                      {"name", "seed", "horizon_days", "sample_minutes", "cluster",
-                                       "teams", "generators", "traces", "policies", "faults",
-                                       "remediation"}));
+  STEWARD_RETURN_IF_ERROR(
+      r.CheckKeys(root, "",
+                  {"name", "seed", "horizon_days", "sample_minutes", "cluster", "teams",
+                   "generators", "traces", "policies", "faults", "remediation"}));
   STEWARD_RETURN_IF_ERROR(r.Get(root, "name", "", &s->name));
   STEWARD_RETURN_IF_ERROR(r.Get(root, "seed", "", &s->seed));
   STEWARD_RETURN_IF_ERROR(r.Get(root, "horizon_days", "", &s->horizon_days));

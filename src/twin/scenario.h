@@ -163,7 +163,8 @@ struct FaultSpec {
   bool enabled = true;
   // Host, network and software interruptions of running training jobs (no GPU fault), per
   // GPU-hour of running training: the job restarts from its last checkpoint.
-  double other_interruptions_per_gpu_hour = kLlama3InterruptionsPerGpuHour * (1 - 0.587 - 35.0 / 419);
+  double other_interruptions_per_gpu_hour =
+      kLlama3InterruptionsPerGpuHour * (1 - 0.587 - 35.0 / 419);
   std::vector<XidRateSpec> xids = DefaultXidRates();
   // 35 of 419 (network switch/cable) as events on 4-node, 32-GPU racks.
   RackEventSpec rack_events{kLlama3InterruptionsPerGpuHour * 35.0 / 419 * 24 * 32, 74};

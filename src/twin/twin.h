@@ -111,11 +111,11 @@ struct WorkloadRun {
   // Checkpoints (docs/twin.md): the current run segment starts at `started` with a restore of
   // segment_restore, then works; checkpoint events save progress every checkpoint_interval.
   SimDuration segment_restore;
-  SimTime last_checkpoint;            // Latest checkpoint of the current segment ...
+  SimTime last_checkpoint;             // Latest checkpoint of the current segment ...
   bool checkpoint_in_segment = false;  // ... valid when this is set.
-  bool has_checkpoint = false;        // Any checkpoint ever: a restart restores from it.
-  WorkloadUsage rate;          // What it holds now.
-  WorkloadUsage window_total;  // GPU-hours since the current window opened (or acc_since).
+  bool has_checkpoint = false;         // Any checkpoint ever: a restart restores from it.
+  WorkloadUsage rate;                  // What it holds now.
+  WorkloadUsage window_total;          // GPU-hours since the current window opened (or acc_since).
   SimTime acc_since;
   bool in_window = false;
 };
@@ -191,7 +191,9 @@ class Twin : private AdmissionHost, private TwinOps {
   void OnWake(const Event& e);
 
   // TwinOps (for controllers); Now() is shared with AdmissionHost.
-  Status SetCordoned(model::NodeId n, bool cordoned) override { return SetNodeCordoned(n, cordoned); }
+  Status SetCordoned(model::NodeId n, bool cordoned) override {
+    return SetNodeCordoned(n, cordoned);
+  }
   std::vector<NodeWorkloadInfo> WorkloadsOn(model::NodeId n) const override;
   Status Evict(model::NodeId n, model::WorkloadId w, SimDuration grace) override;
   Status Repair(model::NodeId n) override;
@@ -237,8 +239,8 @@ class Twin : private AdmissionHost, private TwinOps {
 
   // Faults (twin_faults.cc).
   struct NodeFaults {
-    bool gpus_missing = false;     // The device plugin advertises no GPUs.
-    int rollout = -1;              // Driver rollout the node is on (-1: the pool's driver).
+    bool gpus_missing = false;             // The device plugin advertises no GPUs.
+    int rollout = -1;                      // Driver rollout the node is on (-1: the pool's driver).
     SimTime out_since = SimTime::Never();  // Open fault episode (for MTTR).
   };
   enum class FaultSource : uint8_t { kRandom, kRack, kDriver, kScheduled, kInjected };

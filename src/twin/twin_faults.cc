@@ -76,11 +76,10 @@ Status Twin::SetUpFaults() {
       if (cluster_.node(n).pool == pool) members.push_back(n);
     const int count = ro.nodes < 0 ? static_cast<int>(members.size()) - ro.first_node : ro.nodes;
     if (pool < 0 || ro.first_node + count > static_cast<int>(members.size()) || count < 1)
-      return MakeInputError(scenario_.source, ro.line, 0,
-                            fmt::format("faults.driver_rollouts[{}]", i),
-                            fmt::format("pool '{}' has {} nodes; the batch is nodes [{}, {})",
-                                        ro.pool, members.size(), ro.first_node,
-                                        ro.first_node + count));
+      return MakeInputError(
+          scenario_.source, ro.line, 0, fmt::format("faults.driver_rollouts[{}]", i),
+          fmt::format("pool '{}' has {} nodes; the batch is nodes [{}, {})", ro.pool,
+                      members.size(), ro.first_node, ro.first_node + count));
     // Nodes of a pool are contiguous (BuildCluster), so the batch is a node range.
     injector_->SetBatch(static_cast<int>(i), members[ro.first_node], count);
     if (spec.enabled && ro.at_hours * 3600 <= (horizon_ - kSimStart).ToSeconds())
@@ -99,9 +98,9 @@ Status Twin::SetUpFaults() {
         return MakeInputError(scenario_.source, sf.line, 0, field + ".node",
                               fmt::format("no node named '{}'", sf.node));
       if (sf.gpu >= cluster_.node(f.node).gpu_capacity)
-        return MakeInputError(scenario_.source, sf.line, 0, field + ".gpu",
-                              fmt::format("node '{}' has {} GPUs", sf.node,
-                                          cluster_.node(f.node).gpu_capacity));
+        return MakeInputError(
+            scenario_.source, sf.line, 0, field + ".gpu",
+            fmt::format("node '{}' has {} GPUs", sf.node, cluster_.node(f.node).gpu_capacity));
     } else {
       f.rack = sf.rack;
       if (f.rack >= cluster_.num_racks())
@@ -135,7 +134,8 @@ void Twin::OnFault(const Event& e) {
     // A rollout's extra faults only hit nodes still on its driver (thinning: exact for a
     // Poisson process whose rate drops when nodes are re-imaged).
     if (rollout < 0 || nodes_[n].rollout == rollout)
-      ApplyXid(n, cluster_.gpu(g).index, xid, rollout < 0 ? FaultSource::kRandom : FaultSource::kDriver);
+      ApplyXid(n, cluster_.gpu(g).index, xid,
+               rollout < 0 ? FaultSource::kRandom : FaultSource::kDriver);
   }
   const SimTime next = injector_->Next(p, now_);
   if (next <= horizon_) events_queue_.Push(next, EventKind::kFault, p);
@@ -184,7 +184,8 @@ Status Twin::InjectXid(model::NodeId n, int gpu, int xid) {
 
 Status Twin::InjectRackEvent(int rack, int xid) {
   if (rack < 0 || rack >= cluster_.num_racks())
-    return Status::NotFound(fmt::format("no rack {} (racks 0..{})", rack, cluster_.num_racks() - 1));
+    return Status::NotFound(
+        fmt::format("no rack {} (racks 0..{})", rack, cluster_.num_racks() - 1));
   if (model::XidCatalog::Builtin().Find(xid) == nullptr)
     return Status::InvalidArgument(fmt::format("XID {} is not in the catalog", xid));
   AccumulateUnavailable(now_);
@@ -429,9 +430,10 @@ Status Twin::Repair(model::NodeId n) {
   // Re-imaged to the pool's driver: the node leaves any rollout batch.
   if (nodes_[n].rollout >= 0) {
     nodes_[n].rollout = -1;
-    const std::string& base = scenario_.pools.empty() || node.pool >= static_cast<int>(scenario_.pools.size())
-                                  ? node.driver_version
-                                  : scenario_.pools[node.pool].driver_version;
+    const std::string& base =
+        scenario_.pools.empty() || node.pool >= static_cast<int>(scenario_.pools.size())
+            ? node.driver_version
+            : scenario_.pools[node.pool].driver_version;
     node.driver_version = base;
     node.labels["nvidia.com/cuda.driver-version.full"] = base;
   }

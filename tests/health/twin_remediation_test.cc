@@ -173,14 +173,14 @@ TEST(TwinRemediationTest, RepairThatDoesNotHoldEndsInQuarantineUntilAHuman) {
 }
 
 TEST(TwinRemediationTest, DevicePluginDownIsRepairedByRollingBackTheDriver) {
-  const std::string yaml = SmallScenarioYaml(
-      4, "a:32",
-      "faults:\n  enabled: true\n  xids: []\n  rack_events: {per_rack_day: 0}\n"
-      "  other_interruptions_per_gpu_hour: 0\n"
-      "  driver_rollouts:\n    - {pool: p, at_hours: 1, first_node: 3, nodes: 1,"
-      " driver_version: \"560.1\", advertises_gpus: false}\n"
-      "remediation: {repair_failure_probability: 0}\n",
-      3);
+  const std::string yaml =
+      SmallScenarioYaml(4, "a:32",
+                        "faults:\n  enabled: true\n  xids: []\n  rack_events: {per_rack_day: 0}\n"
+                        "  other_interruptions_per_gpu_hour: 0\n"
+                        "  driver_rollouts:\n    - {pool: p, at_hours: 1, first_node: 3, nodes: 1,"
+                        " driver_version: \"560.1\", advertises_gpus: false}\n"
+                        "remediation: {repair_failure_probability: 0}\n",
+                        3);
   Rig s = Make(yaml);
   s.twin->RunUntil(At(1));
   RemediationController& c = s.remediation->controller();
@@ -229,7 +229,8 @@ TEST(TwinRemediationTest, StoreResumesTheDrainWhereTheTwinLeftIt) {
 }
 
 TEST(TwinRemediationTest, DisabledSectionAttachesNothing) {
-  auto t = twin::Twin::Create(MustParse(SmallScenarioYaml(2, "a:8", "remediation: {enabled: false}\n")));
+  auto t =
+      twin::Twin::Create(MustParse(SmallScenarioYaml(2, "a:8", "remediation: {enabled: false}\n")));
   ASSERT_TRUE(t.ok());
   auto r = AttachRemediation(**t);
   ASSERT_TRUE(r.ok());

@@ -35,7 +35,9 @@ const WorkloadRun& RunOf(const Twin& t, const std::string& name) {
 
 constexpr double kStartup = 90.0 / 3600;
 
-SimTime At(double hours) { return kSimStart + SecondsF(hours * 3600); }  // Hours of startup (policies.startup_seconds).
+SimTime At(double hours) {
+  return kSimStart + SecondsF(hours * 3600);
+}  // Hours of startup (policies.startup_seconds).
 
 // A 16-GPU training gang (2 pods) checkpointing hourly with a 6-minute restore, and an 8-GPU
 // batch job on another node; the gang lands on p-0000 and p-0001, the batch job on p-0002.
@@ -271,8 +273,8 @@ TEST(FaultsTest, ControllerEvictsWithGraceAndRepairs) {
   EXPECT_EQ(RunOf(*t, "batch-000000").interruptions, 1);
   Report r = t->BuildReport();
   EXPECT_NEAR(r.faults.lost_gpu_hours_by_cause.at("drain"), 4 * (2.5 + 5.0 / 60 - kStartup), 1e-9);
-  EXPECT_NEAR(r.faults.lost_gpu_hours_by_cause.at("failure"),
-              4 * (2.5 - (2 + kStartup)) + 4 * 0.1, 1e-9);
+  EXPECT_NEAR(r.faults.lost_gpu_hours_by_cause.at("failure"), 4 * (2.5 - (2 + kStartup)) + 4 * 0.1,
+              1e-9);
   t->RunUntil(At(4.5));
   EXPECT_FALSE(c->healthy_before_repair);
   EXPECT_FALSE(t->cluster().node(0).cordoned);
@@ -349,12 +351,13 @@ TEST(FaultsTest, ScenarioErrorsNameFileLineAndField) {
   EXPECT_NE(err("faults: {driver_rollouts: [{pool: nope, at_hours: 1, driver_version: x}]}\n")
                 .find("unknown pool 'nope'"),
             std::string::npos);
-  EXPECT_NE(err("faults: {scheduled: [{at_hours: 1, xid: 79}]}\n").find("exactly one of node or rack"),
-            std::string::npos);
+  EXPECT_NE(
+      err("faults: {scheduled: [{at_hours: 1, xid: 79}]}\n").find("exactly one of node or rack"),
+      std::string::npos);
   EXPECT_NE(err("remediation: {max_out_fraction: 2}\n").find("f.yaml:"), std::string::npos);
   // Node names are checked when the cluster exists, still with the file and line.
-  auto t = Twin::Create(MustParse(
-      SmallScenarioYaml(2, "a:8", "faults:\n  scheduled:\n    - {at_hours: 1, node: zz, xid: 79}\n")));
+  auto t = Twin::Create(MustParse(SmallScenarioYaml(
+      2, "a:8", "faults:\n  scheduled:\n    - {at_hours: 1, node: zz, xid: 79}\n")));
   ASSERT_FALSE(t.ok());
   EXPECT_NE(t.status().message().find("test.yaml:"), std::string::npos) << t.status().message();
   EXPECT_NE(t.status().message().find("faults.scheduled[0].node"), std::string::npos);
@@ -367,8 +370,9 @@ TEST(FaultsTest, DefaultRatesFollowTheLlama3Split) {
   const double llama = 419.0 / (54 * 24 * 16384.0);
   EXPECT_NEAR(xids, 0.587 * llama, 1e-15);
   EXPECT_NEAR(spec.rack_events.per_rack_day / (24 * 32), 35.0 / 419 * llama, 1e-15);
-  EXPECT_NEAR(xids + spec.other_interruptions_per_gpu_hour + spec.rack_events.per_rack_day / (24 * 32),
-              llama, 1e-15);
+  EXPECT_NEAR(
+      xids + spec.other_interruptions_per_gpu_hour + spec.rack_events.per_rack_day / (24 * 32),
+      llama, 1e-15);
   // 0.47 per 1,000 GPUs per day.
   EXPECT_NEAR(llama * 24 * 1000, 0.4736, 1e-4);
 }

@@ -69,6 +69,7 @@ class TwinRemediation : public twin::TwinController {
 
 // Attaches a TwinRemediation to `twin` as its scenario's remediation section asks: returns
 // nullptr (and attaches nothing) when the section has enabled: false. `db_path` as above.
-Result<TwinRemediation*> AttachRemediation(twin::Twin& twin, const std::string& db_path = ":memory:");
+Result<TwinRemediation*> AttachRemediation(twin::Twin& twin,
+                                           const std::string& db_path = ":memory:");
 
 }  // namespace steward::health
