@@ -518,25 +518,26 @@ Status ParseRoot(const Reader& r, const YAML::Node& root, Scenario* s) {
         return Status::Ok();
       }));
   STEWARD_RETURN_IF_ERROR(ParseList(r, root, "generators", false, &s->generators, ParseGenerator));
-  STEWARD_RETURN_IF_ERROR(ParseList(
-      r, root, "traces", false, &s->traces,
-      [](const Reader& r, const YAML::Node& n, const std::string& path, TraceSpec* t) {
-        STEWARD_RETURN_IF_ERROR(r.CheckKeys(n, path, {"format", "path", "team", "queue", "time_scale"}));
-        std::string format = "steward", file;
-        STEWARD_RETURN_IF_ERROR(r.Get(n, "format", path, &format));
-        if (format == "steward")
-          t->format = TraceSpec::Format::kSteward;
-        else if (format == "alibaba")
-          t->format = TraceSpec::Format::kAlibaba;
-        else
-          return r.Error(n["format"], path + ".format", "must be 'steward' or 'alibaba'");
-        STEWARD_RETURN_IF_ERROR(r.Get(n, "path", path, &file, true));
-        t->path = model::ExpandDataPath(file);
-        STEWARD_RETURN_IF_ERROR(r.Get(n, "team", path, &t->team));
-        STEWARD_RETURN_IF_ERROR(r.Get(n, "queue", path, &t->queue));
-        STEWARD_RETURN_IF_ERROR(r.Get(n, "time_scale", path, &t->time_scale));
-        return Positive(r, n["time_scale"], path + ".time_scale", t->time_scale);
-      }));
+  STEWARD_RETURN_IF_ERROR(
+      ParseList(r, root, "traces", false, &s->traces,
+                [](const Reader& r, const YAML::Node& n, const std::string& path, TraceSpec* t) {
+                  STEWARD_RETURN_IF_ERROR(
+                      r.CheckKeys(n, path, {"format", "path", "team", "queue", "time_scale"}));
+                  std::string format = "steward", file;
+                  STEWARD_RETURN_IF_ERROR(r.Get(n, "format", path, &format));
+                  if (format == "steward")
+                    t->format = TraceSpec::Format::kSteward;
+                  else if (format == "alibaba")
+                    t->format = TraceSpec::Format::kAlibaba;
+                  else
+                    return r.Error(n["format"], path + ".format", "must be 'steward' or 'alibaba'");
+                  STEWARD_RETURN_IF_ERROR(r.Get(n, "path", path, &file, true));
+                  t->path = model::ExpandDataPath(file);
+                  STEWARD_RETURN_IF_ERROR(r.Get(n, "team", path, &t->team));
+                  STEWARD_RETURN_IF_ERROR(r.Get(n, "queue", path, &t->queue));
+                  STEWARD_RETURN_IF_ERROR(r.Get(n, "time_scale", path, &t->time_scale));
+                  return Positive(r, n["time_scale"], path + ".time_scale", t->time_scale);
+                }));
   if (YAML::Node p = root["policies"]) {
     STEWARD_RETURN_IF_ERROR(r.CheckKeys(p, "policies",
                                         {"admission", "placement", "startup_seconds", "governance",
