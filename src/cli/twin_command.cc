@@ -10,6 +10,7 @@
 #include "cli/commands.h"
 #include "cli/twin_setup.h"
 #include "cost/ledger.h"
+#include "cost/waste_cause.h"
 #include "cost/window.h"
 #include "twin/node_list_export.h"
 #include "twin/scenario.h"
@@ -57,11 +58,19 @@ Status AttachLedger(const RunArgs& a, const twin::Scenario& scenario, twin::Twin
       r.allocated_gpu_hours = u.hours.allocated;
       r.busy_gpu_hours = u.hours.busy;
       r.sm_active_gpu_hours = u.hours.sm_active;
-      for (auto [cause, h] :
-           {std::pair{"zombie", u.hours.zombie}, std::pair{"over_request", u.hours.over_request},
-            std::pair{"dataloader_stall", u.hours.data_stall},
-            std::pair{"startup", u.hours.startup}})
-        if (h > 0) r.waste_gpu_hours_by_cause[cause] = h;
+      // The twin's ground truth per cause, named as the classifier names them; low efficiency
+      // is the classifier's rule applied to the workload's steady computing rate.
+      using cost::WasteCause;
+      const double computing = u.hours.allocated - u.hours.zombie - u.hours.over_request -
+                               u.hours.data_stall - u.hours.startup;
+      for (auto [cause, h] : {std::pair{WasteCause::kZombie, u.hours.zombie},
+                              std::pair{WasteCause::kOverRequest, u.hours.over_request},
+                              std::pair{WasteCause::kDataloaderStall, u.hours.data_stall},
+                              std::pair{WasteCause::kStartup, u.hours.startup},
+                              std::pair{WasteCause::kLowEfficiency,
+                                        cost::LowEfficiencyGpuHours(computing, u.hours.sm_active,
+                                                                    cost::kDefaultLowSmActive)}})
+        if (h > 0) r.waste_gpu_hours_by_cause[std::string(cost::WasteCauseName(cause))] = h;
       records.push_back(std::move(r));
     }
     cost::CapacityByModel capacity;

@@ -8,6 +8,8 @@
 #include <set>
 #include <utility>
 
+#include "cost/waste_cause.h"
+
 namespace steward::cost {
 namespace {
 
@@ -187,6 +189,15 @@ Status ValidateWindow(const Window& window, const std::vector<AllocationRecord>&
     }
     for (const auto& [cause, v] : r.waste_gpu_hours_by_cause) {
       if (cause.empty()) return bad(w + ": a waste cause has an empty name");
+      // One vocabulary with the classifier (cost/waste_cause.h): a typo or a cluster-level
+      // cause on a workload's record would split or double count the review's totals.
+      const std::optional<WasteCause> known = ParseWasteCause(cause);
+      if (!known || !IsHolderCause(*known)) {
+        return bad(
+            fmt::format("{}: waste cause {} is not a workload cause (zombie, over_request, "
+                        "dataloader_stall, low_efficiency, startup)",
+                        w, cause));
+      }
       if (!Finite(v) || v < 0) {
         return bad(fmt::format("{}: waste {} is {}; must be >= 0", w, cause, v));
       }

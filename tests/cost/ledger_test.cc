@@ -198,6 +198,16 @@ INSTANTIATE_TEST_SUITE_P(
                       (*r)[0].waste_gpu_hours_by_cause["zombie"] = -1;
                     },
                     "waste zombie is -1"},
+        InvalidCase{"UnknownWasteCause",
+                    [](auto*, std::vector<AllocationRecord>* r, auto*) {
+                      (*r)[0].waste_gpu_hours_by_cause["zombies"] = 1;
+                    },
+                    "waste cause zombies is not a workload cause"},
+        InvalidCase{"ClusterWasteCauseOnARecord",
+                    [](auto*, std::vector<AllocationRecord>* r, auto*) {
+                      (*r)[0].waste_gpu_hours_by_cause["queueing"] = 1;
+                    },
+                    "waste cause queueing is not a workload cause"},
         InvalidCase{"NaNHours",
                     [](auto*, std::vector<AllocationRecord>* r, auto*) {
                       (*r)[1].busy_gpu_hours = std::nan("");
