@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "model/workload.h"
+#include "twin/rng.h"
 
 namespace steward::telemetry {
 
@@ -66,6 +67,32 @@ bool Contains(const std::string& s, std::string_view what) {
 }
 
 }  // namespace
+
+std::string PodNameOf(const model::Workload& w, int pod_index) {
+  return fmt::format("{}-{}", w.name, pod_index);
+}
+
+std::string_view ContainerOf(const model::Workload& w, int pod_index) {
+  if (w.pod_sets.empty()) return "main";
+  if (w.kind == WorkloadKind::kInference) return w.pod_sets[0].name;
+  // Pod pod_index belongs to the pod set whose cumulative count first exceeds it.
+  int remaining = pod_index;
+  for (const model::PodSet& ps : w.pod_sets) {
+    if (remaining < ps.count) return ps.name;
+    remaining -= ps.count;
+  }
+  return w.pod_sets.back().name;
+}
+
+bool InDataLoaderStall(const model::UsageProfile& u, int32_t pod_id, SimTime t) {
+  if (u.stall_period.micros() <= 0 || !(u.stall_fraction > 0)) return false;
+  if (u.stall_fraction >= 1) return true;
+  const double slot_us = u.stall_fraction * static_cast<double>(u.stall_period.micros());
+  const auto slot = static_cast<uint64_t>(std::floor(static_cast<double>(t.micros()) / slot_us));
+  // One independent draw per (pod, slot): no pattern a scrape interval could lock onto.
+  twin::Rng draw(static_cast<uint64_t>(pod_id) * 0x9e3779b97f4a7c15ULL ^ slot);
+  return draw.Uniform() < u.stall_fraction;
+}
 
 GpuPowerModel PowerModelFor(const model::GpuModel& m) {
   const std::string s = m.name + " " + m.product_label;
@@ -164,6 +191,7 @@ void TwinExporter::Update(const twin::Twin& twin) {
   TwinTruth::Group* free_group = &truth_.by_namespace[""];
   int32_t last_run = -1, last_pod = -1;
   std::string pod_name, container;
+  bool stalled = false;  // The current pod's loader stalls now (one draw per pod).
   TwinTruth::Group* group = free_group;
   for (size_t g = 0; g < records_.size(); ++g) {
     const Slot& s = slots_[g];
@@ -182,24 +210,12 @@ void TwinExporter::Update(const twin::Twin& twin) {
     } else {
       const twin::WorkloadRun& run = runs[s.run];
       if (s.run != last_run || s.pod != last_pod) {
-        // Pod s.pod belongs to the pod set whose cumulative count first exceeds it.
-        int remaining = s.pod;
-        container = run.spec.pod_sets.empty() ? "main" : run.spec.pod_sets.back().name;
-        if (run.spec.kind != WorkloadKind::kInference) {
-          for (const model::PodSet& ps : run.spec.pod_sets) {
-            if (remaining < ps.count) {
-              container = ps.name;
-              break;
-            }
-            remaining -= ps.count;
-          }
-        } else if (!run.spec.pod_sets.empty()) {
-          container = run.spec.pod_sets[0].name;
-        }
-        pod_name = fmt::format("{}-{}", run.spec.name, s.pod);
+        container = ContainerOf(run.spec, s.pod);
+        pod_name = PodNameOf(run.spec, s.pod);
         group = &truth_.by_namespace[run.spec.namespace_name];
         last_run = s.run;
         last_pod = s.pod;
+        stalled = InDataLoaderStall(run.spec.usage, run.pods[s.pod].pod_id, twin.now());
       }
       rec.id.pod = pod_name;
       rec.id.namespace_name = run.spec.namespace_name;
@@ -211,9 +227,10 @@ void TwinExporter::Update(const twin::Twin& twin) {
         ++truth_.driven_gpus;
         fb = std::round(load.fb * (memory - reserved));
         if (s.use == Use::kActive) {
-          const double c = u.stall_period.micros() > 0 ? 1.0 - u.stall_fraction : 1.0;
-          util = u.busy * c;
-          sm = u.sm_active * c;
+          if (!stalled) {
+            util = u.busy;
+            sm = u.sm_active;
+          }
         } else {
           ++truth_.idle_held_gpus;
           util = u.idle_busy;

@@ -9,10 +9,10 @@
 // The value model (every formula is documented in docs/telemetry.md, "The twin as an exporter"):
 //  - A pod holding n GPUs drives only the lowest k = ceil(used_gpu_fraction x n) of them
 //    (over-request: 8 asked, 2 used). The other n - k are allocated but untouched.
-//  - On a driven GPU of a running pod in its active phase, with c = 1 - stall_fraction when the
-//    profile has stalls (else 1): GPU_UTIL = 100 x busy x c, SM_ACTIVE = sm_active x c.
-//    In the idle (zombie) phase: GPU_UTIL = 100 x idle_busy, SM_ACTIVE = 0. Stalls are averaged
-//    (DCGM profiling fields are averages over the sampling interval).
+//  - On a driven GPU of a running pod in its active phase: GPU_UTIL = 100 x busy, SM_ACTIVE =
+//    sm_active, except while the pod's data loader stalls (InDataLoaderStall), when both are 0
+//    and the memory stays held: GPU_UTIL drops to 0 periodically, as on a real input-bound job.
+//    In the idle (zombie) phase: GPU_UTIL = 100 x idle_busy, SM_ACTIVE = 0.
 //  - PIPE_TENSOR_ACTIVE and DRAM_ACTIVE are per-kind fractions of SM_ACTIVE; GR_ENGINE_ACTIVE =
 //    GPU_UTIL / 100.
 //  - FB_USED: a per-kind share of usable memory on every driven GPU of a running pod, active or
@@ -39,6 +39,20 @@
 #include "twin/twin.h"
 
 namespace steward::telemetry {
+
+// The pod label of a workload's pod_index-th pod ("<workload>-<index>": indices of a running
+// workload's pods are stable, services scale at the end) and its container label (the name of
+// the pod set it belongs to; a service's replicas all run its first pod set).
+std::string PodNameOf(const model::Workload& w, int pod_index);
+std::string_view ContainerOf(const model::Workload& w, int pod_index);
+
+// Whether the data loader of the pod with twin pod id `pod_id` is stalled at `t`. A profile with
+// stalls (stall_period P > 0, stall_fraction f) waits f x P at a time: time is cut into slots of
+// f x P and each slot of each pod stalls with probability f, drawn from a generator seeded by
+// (pod_id, slot). So stalls last f x P, recur on average every P, stall a share f of the time,
+// differ between pods, and never phase-lock with a scrape interval (a strictly periodic stall
+// sampled at its own period would be seen always or never). Deterministic in (pod_id, t).
+bool InDataLoaderStall(const model::UsageProfile& usage, int32_t pod_id, SimTime t);
 
 // Electrical envelope of a GPU product, matched on the model's name or product label.
 struct GpuPowerModel {
@@ -74,9 +88,11 @@ struct TwinTruth {
   int idle_held_gpus = 0;  // Driven GPUs of pods in their idle (zombie) phase.
   Group all;
   std::map<std::string, Group> by_namespace;  // "" = GPUs no pod holds.
-  // The twin's UsageMeter rates per GPU at the same instant. They equal all.sm_active_sum /
-  // gpus (busy: gpu_util_sum / 100 / gpus) when every used_gpu_fraction x n is an integer;
-  // otherwise the exporter's ceil() rounds up and the scrape shows slightly more activity.
+  // The twin's UsageMeter rates per GPU at the same instant. The meter integrates stalls as a
+  // rate (x (1 - stall_fraction)) where the exporter shows each pod stalled or not, so the two
+  // agree on average over time (exactly, at every instant, for profiles without stalls) when
+  // every used_gpu_fraction x n is an integer; otherwise the exporter's ceil() rounds up and the
+  // scrape shows slightly more activity.
   double meter_sm_rate = 0;
   double meter_busy_rate = 0;
 };

@@ -103,75 +103,145 @@ TEST(TwinExporterTest, StartingPodsHoldGpusButDoNothing) {
 
 TEST(TwinExporterTest, OverRequestDrivesOnlyAQuarterAndZombiesHoldMemory) {
   auto t = MakeTwin(TrainWith("0.25") + kNotebook);
-  t->RunUntil(kSimStart + Hours(2));  // Notebook went idle at 1 h + 60 s.
+  // The fine-tune's loader stalls in 120 s slots (0.2 x 10 min). From 2 h on (the notebook went
+  // idle at 1 h + 60 s), take the first slot where it stalls and the first where it computes.
+  model::UsageProfile u;
+  u.stall_period = Minutes(10);
+  u.stall_fraction = 0.2;
+  SimTime stalled = SimTime::Never(), computing = SimTime::Never();
+  for (int j = 60; stalled.is_never() || computing.is_never(); ++j) {
+    const SimTime at = kSimStart + Seconds(120 * j + 60);
+    SimTime& slot = InDataLoaderStall(u, 0, at) ? stalled : computing;
+    if (slot.is_never()) slot = at;
+  }
   TwinExporter e(t->cluster());
-  e.Update(*t);
-  auto pods = ByPod(e);
-  ASSERT_EQ(pods["ft-000000-0"].size(), 8u);
-  ASSERT_EQ(pods["nb-000000-0"].size(), 2u);
-  ASSERT_EQ(pods[""].size(), 6u);
+  for (const SimTime at : {std::min(stalled, computing), std::max(stalled, computing)}) {
+    t->RunUntil(at);
+    ASSERT_EQ(t->FindRun("ft-000000")->pods[0].pod_id, 0);  // The pod id the draws used.
+    e.Update(*t);
+    auto pods = ByPod(e);
+    ASSERT_EQ(pods["ft-000000-0"].size(), 8u);
+    ASSERT_EQ(pods["nb-000000-0"].size(), 2u);
+    ASSERT_EQ(pods[""].size(), 6u);
+    const bool stall = at == stalled;
+    SCOPED_TRACE(stall ? "stalled" : "computing");
 
-  // Reserved = round(81559 x 470 / 23034) = 1664 MiB; usable 79895.
-  // Training: 0.25 x 8 = 2 driven GPUs (the lowest indices), c = 1 - 0.2 = 0.8:
-  //   util 0.8 x 0.8 = 64%, SM 0.5 x 0.8 = 0.4, tensor 0.7 x 0.4, DRAM 0.4 x 0.4,
-  //   FB round(0.85 x 79895) = 67911, activity 0.3 x 0.64 + 0.7 x 0.4 + 0.05 = 0.522,
-  //   power 70 + 630 x 0.522 = 398.86 W, temp round(30 + 45 x 0.522) = 53.
-  int driven = 0;
-  for (const GpuRecord* r : pods["ft-000000-0"]) {
-    if (r->id.gpu < 2) {
-      ++driven;
-      EXPECT_EQ(V(*r, DcgmField::kGpuUtil), 64);
-      EXPECT_DOUBLE_EQ(V(*r, DcgmField::kSmActive), 0.4);
-      EXPECT_DOUBLE_EQ(V(*r, DcgmField::kPipeTensorActive), 0.28);
-      EXPECT_DOUBLE_EQ(V(*r, DcgmField::kDramActive), 0.16);
-      EXPECT_DOUBLE_EQ(V(*r, DcgmField::kGrEngineActive), 0.64);
-      EXPECT_EQ(V(*r, DcgmField::kFbUsed), 67911);
-      EXPECT_EQ(V(*r, DcgmField::kFbFree), 81559 - 1664 - 67911);
-      EXPECT_DOUBLE_EQ(V(*r, DcgmField::kPowerUsage), 398.86);
-      EXPECT_EQ(V(*r, DcgmField::kGpuTemp), 53);
-    } else {
-      // Untouched: allocated (labelled) but idle and empty.
-      EXPECT_EQ(V(*r, DcgmField::kGpuUtil), 0);
-      EXPECT_EQ(V(*r, DcgmField::kSmActive), 0);
-      EXPECT_EQ(V(*r, DcgmField::kFbUsed), 0);
-      EXPECT_EQ(V(*r, DcgmField::kPowerUsage), 70);
-      EXPECT_EQ(V(*r, DcgmField::kGpuTemp), 30);
+    // Reserved = round(81559 x 470 / 23034) = 1664 MiB; usable 79895.
+    // Training: 0.25 x 8 = 2 driven GPUs (the lowest indices), FB round(0.85 x 79895) = 67911.
+    // Computing: util 80%, SM 0.5, tensor 0.7 x 0.5, DRAM 0.4 x 0.5, activity 0.3 x 0.8 +
+    //   0.7 x 0.5 + 0.05 = 0.64, power 70 + 630 x 0.64 = 473.2 W, temp round(58.8) = 59.
+    // Stalled: util 0, SM 0, memory kept: activity 0.05, power 101.5 W, temp round(32.25) = 32.
+    int driven = 0;
+    for (const GpuRecord* r : pods["ft-000000-0"]) {
+      if (r->id.gpu < 2) {
+        ++driven;
+        EXPECT_EQ(V(*r, DcgmField::kGpuUtil), stall ? 0 : 80);
+        EXPECT_DOUBLE_EQ(V(*r, DcgmField::kSmActive), stall ? 0 : 0.5);
+        EXPECT_DOUBLE_EQ(V(*r, DcgmField::kPipeTensorActive), stall ? 0 : 0.35);
+        EXPECT_DOUBLE_EQ(V(*r, DcgmField::kDramActive), stall ? 0 : 0.2);
+        EXPECT_DOUBLE_EQ(V(*r, DcgmField::kGrEngineActive), stall ? 0 : 0.8);
+        EXPECT_EQ(V(*r, DcgmField::kFbUsed), 67911);
+        EXPECT_EQ(V(*r, DcgmField::kFbFree), 81559 - 1664 - 67911);
+        EXPECT_DOUBLE_EQ(V(*r, DcgmField::kPowerUsage), stall ? 101.5 : 473.2);
+        EXPECT_EQ(V(*r, DcgmField::kGpuTemp), stall ? 32 : 59);
+      } else {
+        // Untouched: allocated (labelled) but idle and empty.
+        EXPECT_EQ(V(*r, DcgmField::kGpuUtil), 0);
+        EXPECT_EQ(V(*r, DcgmField::kSmActive), 0);
+        EXPECT_EQ(V(*r, DcgmField::kFbUsed), 0);
+        EXPECT_EQ(V(*r, DcgmField::kPowerUsage), 70);
+        EXPECT_EQ(V(*r, DcgmField::kGpuTemp), 30);
+      }
+      EXPECT_EQ(V(*r, DcgmField::kXidErrors), 0);
+      EXPECT_EQ(V(*r, DcgmField::kFbReserved), 1664);
     }
-    EXPECT_EQ(V(*r, DcgmField::kXidErrors), 0);
-    EXPECT_EQ(V(*r, DcgmField::kFbReserved), 1664);
-  }
-  EXPECT_EQ(driven, 2);
-  // Zombie notebook: util 2%, SM 0, memory still held: FB round(0.5 x 79895) = 39948,
-  // activity 0.3 x 0.02 + 0.05 = 0.056, power 70 + 630 x 0.056 = 105.28, temp round(32.52) = 33.
-  for (const GpuRecord* r : pods["nb-000000-0"]) {
-    EXPECT_EQ(r->id.container, "main");
-    EXPECT_EQ(V(*r, DcgmField::kGpuUtil), 2);
-    EXPECT_EQ(V(*r, DcgmField::kSmActive), 0);
-    EXPECT_EQ(V(*r, DcgmField::kFbUsed), 39948);
-    EXPECT_DOUBLE_EQ(V(*r, DcgmField::kPowerUsage), 105.28);
-    EXPECT_EQ(V(*r, DcgmField::kGpuTemp), 33);
-  }
-  for (const GpuRecord* r : pods[""]) {
-    EXPECT_TRUE(r->id.namespace_name.empty());
-    EXPECT_EQ(V(*r, DcgmField::kFbUsed), 0);
-    EXPECT_EQ(V(*r, DcgmField::kFbFree), 81559 - 1664);
-  }
+    EXPECT_EQ(driven, 2);
+    // Zombie notebook: util 2%, SM 0, memory still held: FB round(0.5 x 79895) = 39948,
+    // activity 0.3 x 0.02 + 0.05 = 0.056, power 70 + 630 x 0.056 = 105.28, temp round(32.52) = 33.
+    for (const GpuRecord* r : pods["nb-000000-0"]) {
+      EXPECT_EQ(r->id.container, "main");
+      EXPECT_EQ(V(*r, DcgmField::kGpuUtil), 2);
+      EXPECT_EQ(V(*r, DcgmField::kSmActive), 0);
+      EXPECT_EQ(V(*r, DcgmField::kFbUsed), 39948);
+      EXPECT_DOUBLE_EQ(V(*r, DcgmField::kPowerUsage), 105.28);
+      EXPECT_EQ(V(*r, DcgmField::kGpuTemp), 33);
+    }
+    for (const GpuRecord* r : pods[""]) {
+      EXPECT_TRUE(r->id.namespace_name.empty());
+      EXPECT_EQ(V(*r, DcgmField::kFbUsed), 0);
+      EXPECT_EQ(V(*r, DcgmField::kFbFree), 81559 - 1664);
+    }
 
-  const TwinTruth& truth = e.truth();
-  EXPECT_EQ(truth.gpus, 16);
-  EXPECT_EQ(truth.allocated_gpus, 10);
-  EXPECT_EQ(truth.driven_gpus, 4);
-  EXPECT_EQ(truth.idle_held_gpus, 2);
-  EXPECT_DOUBLE_EQ(truth.all.gpu_util_sum, 2 * 64 + 2 * 2);
-  EXPECT_DOUBLE_EQ(truth.all.sm_active_sum, 0.8);
-  EXPECT_DOUBLE_EQ(truth.by_namespace.at("ml-ns").fb_used_sum, 2 * 67911 + 2 * 39948);
-  EXPECT_EQ(truth.by_namespace.at("ml-ns").gpus, 10);
-  EXPECT_EQ(truth.by_namespace.at("").gpus, 6);
-  // 0.25 x 8 is whole, so the exporter's cluster SM rate equals the twin meter's:
-  // 8 GPUs x 0.25 x 0.5 x 0.8 / 16 = 0.05.
-  EXPECT_NEAR(truth.meter_sm_rate, 0.05, 1e-12);
-  EXPECT_NEAR(truth.all.sm_active_sum / truth.gpus, truth.meter_sm_rate, 1e-12);
-  EXPECT_NEAR(truth.all.gpu_util_sum / 100 / truth.gpus, truth.meter_busy_rate, 1e-12);
+    const TwinTruth& truth = e.truth();
+    EXPECT_EQ(truth.gpus, 16);
+    EXPECT_EQ(truth.allocated_gpus, 10);
+    EXPECT_EQ(truth.driven_gpus, 4);
+    EXPECT_EQ(truth.idle_held_gpus, 2);
+    EXPECT_DOUBLE_EQ(truth.all.gpu_util_sum, 2 * (stall ? 0 : 80) + 2 * 2);
+    EXPECT_DOUBLE_EQ(truth.all.sm_active_sum, stall ? 0 : 1.0);
+    EXPECT_DOUBLE_EQ(truth.by_namespace.at("ml-ns").fb_used_sum, 2 * 67911 + 2 * 39948);
+    EXPECT_EQ(truth.by_namespace.at("ml-ns").gpus, 10);
+    EXPECT_EQ(truth.by_namespace.at("").gpus, 6);
+    // The meter integrates the stall as a rate: 8 GPUs x 0.25 x 0.5 x (1 - 0.2) / 16 = 0.05.
+    EXPECT_NEAR(truth.meter_sm_rate, 0.05, 1e-12);
+  }
+}
+
+TEST(TwinExporterTest, StallSlotsAreDeterministicAndPerPod) {
+  model::UsageProfile u;
+  u.stall_period = Minutes(10);
+  u.stall_fraction = 0.2;  // 120 s slots.
+  int differ = 0;
+  for (int j = 0; j < 200; ++j) {
+    const SimTime start = kSimStart + Seconds(120 * j);
+    const bool s = InDataLoaderStall(u, 3, start);
+    EXPECT_EQ(s, InDataLoaderStall(u, 3, start));  // Same input, same answer.
+    // Constant within the slot.
+    EXPECT_EQ(s, InDataLoaderStall(u, 3, start + Seconds(119) + Micros(999'999)));
+    differ += s != InDataLoaderStall(u, 4, start);
+  }
+  EXPECT_GT(differ, 20);  // Pods stall independently (expected 2 x 0.2 x 0.8 x 200 = 64).
+  u.stall_fraction = 1;
+  EXPECT_TRUE(InDataLoaderStall(u, 7, kSimStart + Hours(3)));
+  EXPECT_FALSE(InDataLoaderStall(model::UsageProfile{}, 0, kSimStart));  // No stalls configured.
+}
+
+TEST(TwinExporterTest, StallsStallTheirFractionOfTheTimeInShortBursts) {
+  model::UsageProfile u;
+  u.stall_period = Minutes(5);
+  u.stall_fraction = 0.3;  // 90 s slots.
+  for (int32_t pod : {0, 17, 4242}) {
+    int stalled = 0, run = 0, longest = 0;
+    const int slots = 10000;
+    for (int j = 0; j < slots; ++j) {
+      const bool now = InDataLoaderStall(u, pod, kSimStart + Seconds(90 * j + 45));
+      stalled += now;
+      run = now ? run + 1 : 0;
+      longest = std::max(longest, run);
+    }
+    // Independent draws: the share is binomial, sd sqrt(0.3 x 0.7 / 10000) = 0.0046; 4 sd.
+    EXPECT_NEAR(stalled / 10000.0, 0.3, 4 * 0.0046) << pod;
+    // A zombie streak at a 5-minute step needs 60 min = 40 slots in a row (p = 0.3^40).
+    EXPECT_LT(longest, 40) << pod;
+  }
+}
+
+TEST(TwinExporterTest, StalledScrapesAverageToTheMeter) {
+  auto t = MakeTwin(TrainWith("0.25"));
+  TwinExporter e(t->cluster());
+  double sm = 0, meter = 0;
+  int n = 0;
+  // One sample every 60 s from 1 h to 9 h, two per 120 s slot: 240 slots.
+  for (int s = 3600; s < 9 * 3600; s += 60, ++n) {
+    t->RunUntil(kSimStart + Seconds(s));
+    e.Update(*t);
+    sm += e.truth().all.sm_active_sum / e.truth().gpus;
+    meter += e.truth().meter_sm_rate;
+  }
+  // The meter's 0.05 is the exporter's 0.0625 while computing x 0.8 of the time. Sampled, the
+  // computing share of 240 independent slots has sd sqrt(0.16 / 240) = 0.026; 4 sd of 0.0625.
+  EXPECT_NEAR(meter / n, 0.05, 1e-12);
+  EXPECT_NEAR(sm / n, 0.05, 4 * 0.026 * 0.0625);
 }
 
 TEST(TwinExporterTest, FractionalUseRoundsUp) {
@@ -179,10 +249,14 @@ TEST(TwinExporterTest, FractionalUseRoundsUp) {
   t->RunUntil(kSimStart + Hours(1));
   TwinExporter e(t->cluster());
   e.Update(*t);
-  // ceil(0.3 x 8) = 3 driven GPUs, so the scrape shows 3 x 0.4 = 1.2 SM-GPUs where the twin's
-  // meter integrates 8 x 0.3 x 0.4 = 0.96.
+  // ceil(0.3 x 8) = 3 driven GPUs, so the scrape shows 3 x 0.5 = 1.5 SM-GPUs while computing
+  // where the twin's meter integrates 8 x 0.3 x 0.5 x (1 - 0.2) = 0.96.
+  model::UsageProfile u;
+  u.stall_period = Minutes(10);
+  u.stall_fraction = 0.2;
+  const bool stalled = InDataLoaderStall(u, 0, kSimStart + Hours(1));
   EXPECT_EQ(e.truth().driven_gpus, 3);
-  EXPECT_DOUBLE_EQ(e.truth().all.sm_active_sum, 1.2);
+  EXPECT_DOUBLE_EQ(e.truth().all.sm_active_sum, stalled ? 0 : 1.5);
   EXPECT_NEAR(e.truth().meter_sm_rate * 16, 0.96, 1e-12);
 }
 
