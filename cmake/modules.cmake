@@ -43,7 +43,8 @@ steward_module(telemetry DEPS twin model)
 target_link_libraries(steward_telemetry PUBLIC steward_httplib)
 steward_module(health DEPS telemetry model)
 steward_module(cost DEPS model)
-steward_module(diagnose DEPS twin cost model)
+# Diagnosis reads DCGM series (telemetry), kubectl node lists (health) and prices (cost).
+steward_module(diagnose DEPS health telemetry twin cost model)
 # /allocation is served with Debian's cpp-httplib (steward_httplib in CMakeLists.txt).
 target_link_libraries(steward_cost PUBLIC steward_httplib)
 steward_module(server DEPS twin telemetry health model)

@@ -1,10 +1,7 @@
-// The guide's case-1 playbook ("finance says utilization is 35%") as a function: allocation
-// vs real (SM-active) utilization, waste in GPU-hours and money by cause, top wasters by team
-// and workload, and concrete recommendations.
-//
-// Input is per-workload usage over a period (UsageInput) plus cluster capacity and idle-time
-// figures; every source (the twin today; Prometheus and offline bundles map onto the same
-// structs) goes through Diagnose(), so one code path decides.
+// The guide's case-1 playbook ("finance says utilization is 35%") as a report: allocation vs
+// real (SM-active) utilization, waste in GPU-hours and money by cause, top wasters by team,
+// workload and GPU, and concrete recommendations. The Classifier (classifier.h) fills it from
+// frames; every source goes through it.
 #pragma once
 
 #include <map>
@@ -12,64 +9,67 @@
 #include <string>
 #include <vector>
 
+#include "diagnose/thresholds.h"
+
 namespace steward::diagnose {
 
-// What one workload did with its GPUs over the period, in GPU-hours.
-struct UsageInput {
-  std::string workload;
-  std::string team;
-  std::string kind;  // inference, training, notebook, batch.
-  std::string gpu_model;
-  double allocated = 0;
-  double busy = 0;
-  double sm_active = 0;
-  double zombie = 0;        // Held while idle (memory held, SM ~0).
-  double over_request = 0;  // Requested, never driven.
-  double data_stall = 0;    // Driven, waiting for data (GPU_UTIL periodically 0).
-  double startup = 0;       // Held while starting.
-};
-
-struct ClusterInput {
-  double capacity_gpu_hours = 0;
-  // Free GPU-hours on partly used nodes while work was pending (stranded by fragmentation).
-  double stranded_gpu_hours = 0;
-  // Free GPU-hours while work waited on quota (capacity idle, queue blocked).
-  double queueing_gpu_hours = 0;
-  double usd_per_gpu_hour = 0;
-};
-
-struct Thresholds {
-  // A workload whose SM-active share of its driven GPU-hours is below this counts the rest of
-  // those hours as low efficiency (batch too small, model too small, communication bound).
-  double low_sm_efficiency = 0.30;
-  // A cause is worth a recommendation when it wastes at least this share of allocated hours.
-  double recommend_share = 0.02;
-  int top_n = 5;
-};
-
 struct Diagnosis {
-  double allocation_rate = 0;
-  double busy_utilization = 0;
-  double sm_active_utilization = 0;
+  struct Source {
+    std::string kind;   // "twin", "prometheus", "bundle".
+    std::string where;  // Scenario, URL or directory.
+    int64_t start_ms = 0;
+    int64_t end_ms = 0;  // Time of the last frame (each frame stands for one step after it).
+    double step_seconds = 0;
+    int frames = 0;
+    int gpus = 0;  // Distinct GPUs seen.
+  };
+  Source source;
+  Thresholds thresholds;
+  std::string currency = "USD";
+
+  // GPU-hours. Capacity counts every GPU present in a frame; allocated those a pod holds.
+  double capacity_gpu_hours = 0;
   double allocated_gpu_hours = 0;
-  double sm_active_gpu_hours = 0;
+  double busy_gpu_hours = 0;       // GPU_UTIL / 100 x hours on allocated GPUs.
+  double sm_active_gpu_hours = 0;  // SM_ACTIVE x hours on allocated GPUs.
+  double allocation_rate = 0;      // Allocated / capacity.
+  double busy_utilization = 0;     // Busy / capacity.
+  double sm_active_utilization = 0;
+
+  // Keys are cost::WasteCauseName()s; holder causes plus fragmentation and queueing.
   std::map<std::string, double> waste_gpu_hours_by_cause;
   std::map<std::string, double> waste_usd_by_cause;
+  // Allocated, not SM-active, and not waste: the idle SM share of efficient compute.
+  double unattributed_gpu_hours = 0;
+  // Activity (SM-active or memory held) on GPUs no pod label maps: pods outside Kubernetes, or
+  // dcgm-exporter's pod mapping off. Such GPUs count as free.
+  double unmapped_busy_gpu_hours = 0;
+
   struct Waster {
     std::string name;
-    double allocated = 0, sm_active = 0, waste = 0;
+    std::string team;  // Workloads only.
+    double allocated = 0, sm_active = 0, waste = 0, usd = 0;
     std::string top_cause;
+    std::map<std::string, double> by_cause;
   };
   std::vector<Waster> top_teams, top_workloads;
+  struct GpuWaster {
+    std::string hostname, uuid, model_name;
+    double waste = 0, usd = 0;
+    std::string top_cause;
+  };
+  std::vector<GpuWaster> top_gpus;
   struct Recommendation {
     std::string cause, action;
     double gpu_hours = 0, usd = 0;
   };
   std::vector<Recommendation> recommendations;  // Largest waste first.
+  std::vector<std::string> warnings;
 };
 
-Diagnosis Diagnose(const std::vector<UsageInput>& usage, const ClusterInput& cluster,
-                   const Thresholds& thresholds = {});
+// The remedy the guide gives for a cause (四、怎么系统性提升), with the thresholds in effect.
+std::string ActionFor(const std::string& cause, const Thresholds& t);
+
 nlohmann::json ToJson(const Diagnosis& d);
 std::string ToText(const Diagnosis& d);
 
