@@ -183,7 +183,9 @@ Status Classifier::Consume(const Snapshot&, const Frame& frame, const Catalog& c
     pod_slot_[frame.pods[i].pod] = static_cast<int32_t>(i);
     pod_slot_frame_[frame.pods[i].pod] = frame_no_;
     const PodState& p = frame.pods[i];
-    if (p.workload >= 0 && workloads_[p.workload].team < 0) workloads_[p.workload].team = p.team;
+    // The latest word wins: a pod first seen only in DCGM (team = namespace) gets its object's
+    // team once the object shows up.
+    if (p.workload >= 0) workloads_[p.workload].team = p.team;
   }
   const size_t nodes = catalog.nodes().size();
   held_on_node_.assign(nodes, 0);
@@ -208,11 +210,9 @@ Status Classifier::Consume(const Snapshot&, const Frame& frame, const Catalog& c
     }
     ++held_on_node_[cg.node];
     const PodState& pod = frame.pods[pod_slot_[r.pod]];  // The builder lists every DCGM pod.
-    if (g.pod != r.pod) {
-      CloseHold(r.gpu);
-      g.pod = r.pod;
-      g.workload = pod.workload;
-    }
+    if (g.pod != r.pod) CloseHold(r.gpu);
+    g.pod = r.pod;
+    g.workload = pod.workload;  // May change once the pod's object shows up; charges follow.
     Sample(r.gpu, r, pod, dt);
   }
   ClusterWaste(frame, catalog);
