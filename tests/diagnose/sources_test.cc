@@ -22,51 +22,13 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// 4 HGX nodes (32 H100). Teams: "ml" runs an over-requesting, stalling fine-tune (drives 2 of
-// 8 GPUs, 20% stalls every 10 min); "lab" opens notebooks that go idle after 30 min; "big"
-// submits 8-GPU jobs faster than its 8-GPU quota runs them: the next waits while GPUs sit free.
-constexpr char kScenario[] = R"(
-name: sources-test
-seed: 5
-horizon_days: 1
-sample_minutes: 60
-cluster:
-  gpu_models: [{name: H100, product_label: NVIDIA-H100-80GB-HBM3, memory_mib: 81559}]
-  pools:
-    - {name: h, nodes: 4, gpus_per_node: 8, gpu_model: H100, nodes_per_rack: 4,
-       nodes_per_leaf: 4, driver_version: "550.90.07"}
-teams:
-  - {name: ml, quota_gpus: 16}
-  - {name: lab, quota_gpus: 8}
-  - {name: big, quota_gpus: 8}
-policies: {startup_seconds: 90}
-generators:
-  - name: ft
-    team: ml
-    kind: training
-    arrival: {rate_per_hour: 0.5}
-    gpus_per_pod: 8
-    duration_hours: {dist: lognormal, median: 3, sigma: 0.5, max: 8}
-    usage: {used_gpu_fraction: 0.25, busy: 0.8, sm_active: 0.5,
-            stall_period_minutes: 10, stall_fraction: 0.2}
-  - name: nb
-    team: lab
-    kind: notebook
-    arrival: {rate_per_hour: 1}
-    gpus_per_pod: 1
-    duration_hours: {dist: lognormal, median: 3, sigma: 0.5, max: 8}
-    usage: {busy: 0.45, sm_active: 0.2, active_hours: 0.5, idle_busy: 0.02}
-  - name: huge
-    team: big
-    kind: training
-    arrival: {rate_per_hour: 0.5}
-    gpus_per_pod: 8
-    duration_hours: 3
-    usage: {busy: 0.9, sm_active: 0.7}
-)";
-
+// examples/diagnose/small.yaml: 4 HGX nodes (32 H100). "ml" runs an over-requesting, stalling
+// fine-tune (drives 2 of 8 GPUs, 20% stalls every 10 min); "lab" opens notebooks that go idle
+// after 30 min and scatter over the nodes; "big" submits 8-GPU jobs faster than its 8-GPU quota
+// runs them: the next waits while GPUs sit free.
 twin::Scenario Scenario() {
-  Result<twin::Scenario> s = twin::ParseScenario(kScenario, "sources-test.yaml");
+  Result<twin::Scenario> s =
+      twin::LoadScenario(std::string(STEWARD_SOURCE_DIR) + "/examples/diagnose/small.yaml");
   EXPECT_TRUE(s.ok()) << s.status().message();
   return std::move(s).value();
 }
@@ -109,7 +71,8 @@ TEST(SourcesTest, TwinAndItsBundleGiveTheSameAnswer) {
   const Diagnosis bundle = bundle_classifier.Result({});
 
   // Every cause the run should show is there, and both sources agree to the last digit.
-  for (const char* cause : {"over_request", "dataloader_stall", "zombie", "startup", "queueing"})
+  for (const char* cause : {"over_request", "dataloader_stall", "zombie", "startup", "queueing",
+                            "fragmentation", "low_efficiency"})
     EXPECT_GT(twin.waste_gpu_hours_by_cause.count(cause), 0u) << cause;
   EXPECT_EQ(ToJson(twin).dump(), ToJson(bundle).dump());
 

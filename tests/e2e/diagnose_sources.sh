@@ -92,7 +92,8 @@ d = sys.argv[1]
 twin, bundle, prom = (json.load(open(os.path.join(d, f + ".json")))
                       for f in ("twin", "bundle", "prometheus"))
 causes = set(twin["waste_gpu_hours_by_cause"])
-for c in ("zombie", "over_request", "dataloader_stall", "queueing"):
+for c in ("zombie", "over_request", "dataloader_stall", "queueing", "fragmentation",
+          "low_efficiency", "startup"):
     assert c in causes, (c, sorted(causes))
 for name, other in (("bundle", bundle), ("prometheus", prom)):
     assert other["source"]["frames"] == twin["source"]["frames"] == 288, name
