@@ -66,21 +66,21 @@ int main(int argc, char** argv) {
 
   // 3. The twin source into a frame builder with no sink, then 4. with the classifier.
   diagnose::TwinSourceOptions so;
-  so.days = days;
   so.step_ms = step_ms;
+  // A fresh twin of the default scenario for `days` (as `diagnose --twin default`, without the
+  // remediation controller the CLI attaches: this measures the diagnosis, not remediation).
+  auto fresh = [&]() { return std::move(twin::Twin::Create(twin::DefaultScenario(), to)).value(); };
   start = Now();
   {
     diagnose::FrameBuilder builder(diagnose::Attribution{}, step_ms);
-    if (Status s = diagnose::RunTwinSource(twin::DefaultScenario(), so, builder); !s.ok())
-      return Fail(s);
+    if (Status s = diagnose::RunTwinSource(*fresh(), so, builder); !s.ok()) return Fail(s);
   }
   const double frames_s = CpuSeconds(start);
   start = Now();
   diagnose::FrameBuilder builder(diagnose::Attribution{}, step_ms);
   diagnose::Classifier classifier(diagnose::Thresholds{}, cost::CostModel::Default());
   builder.AddSink(&classifier);
-  if (Status s = diagnose::RunTwinSource(twin::DefaultScenario(), so, builder); !s.ok())
-    return Fail(s);
+  if (Status s = diagnose::RunTwinSource(*fresh(), so, builder); !s.ok()) return Fail(s);
   const diagnose::Diagnosis d = classifier.Result({});
   const double diagnose_s = CpuSeconds(start);
 
@@ -111,8 +111,10 @@ int main(int argc, char** argv) {
     auto w = diagnose::BundleWriter::Create(dir, 300'000, "bench");
     if (!w.ok()) return Fail(w.status());
     b.AddSink(w->get());
-    diagnose::TwinSourceOptions o;
-    if (Status s = diagnose::RunTwinSource(std::move(small).value(), o, b); !s.ok()) return Fail(s);
+    auto t1 = twin::Twin::Create(std::move(small).value());
+    if (!t1.ok()) return Fail(t1.status());
+    if (Status s = diagnose::RunTwinSource(**t1, diagnose::TwinSourceOptions{}, b); !s.ok())
+      return Fail(s);
   }
   const double write_s = CpuSeconds(start);
   start = Now();

@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/twin_setup.h"
 #include "cost/cost_model.h"
 #include "cost/window.h"
 #include "diagnose/bundle.h"
@@ -136,13 +137,17 @@ void Run(const DiagnoseArgs& a) {
     Result<twin::Scenario> s = a.twin == "default" ? Result<twin::Scenario>(twin::DefaultScenario())
                                                    : twin::LoadScenario(a.twin);
     if (!s.ok()) Die(s.status());
+    twin::TwinOptions to;
+    to.days = a.days;
+    to.seed = a.seed;
+    to.policy_files = a.policy;
+    // The same twin `twin run` builds (its controllers included), so the answers compare.
+    Result<TwinSetup> setup = CreateTwin(std::move(s).value(), to);
+    if (!setup.ok()) Die(setup.status());
     diagnose::TwinSourceOptions o;
-    o.days = a.days;
-    o.seed = a.seed;
     o.step_ms = step;
-    o.policy_files = a.policy;
     o.epoch_ms = cost::kDefaultScenarioEpoch * 1000;
-    status = diagnose::RunTwinSource(std::move(s).value(), o, builder);
+    status = diagnose::RunTwinSource(*setup->twin, o, builder);
   } else {
     diagnose::PrometheusSourceOptions o;
     o.url = a.prometheus;

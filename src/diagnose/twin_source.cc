@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <bit>
-#include <memory>
 
 #include "govern/pending_reason.h"
 #include "telemetry/twin_exporter.h"
@@ -112,15 +111,10 @@ class TwinPods {
 
 }  // namespace
 
-Status RunTwinSource(twin::Scenario scenario, const TwinSourceOptions& options,
-                     FrameBuilder& builder) {
+Status RunTwinSource(twin::Twin& twin, const TwinSourceOptions& options, FrameBuilder& builder) {
   if (options.step_ms <= 0) return Status::InvalidArgument("step must be > 0");
-  twin::TwinOptions o;
-  o.days = options.days;
-  o.seed = options.seed;
-  o.policy_files = options.policy_files;
-  STEWARD_ASSIGN_OR_RETURN(std::unique_ptr<twin::Twin> t,
-                           twin::Twin::Create(std::move(scenario), o));
+  if (twin.now() != kSimStart) return Status::FailedPrecondition("the twin has already run");
+  twin::Twin* t = &twin;
   const model::Cluster& cluster = t->cluster();
   telemetry::TwinExporter exporter(cluster);
   TwinPods pods(*t);
@@ -137,8 +131,13 @@ Status RunTwinSource(twin::Scenario scenario, const TwinSourceOptions& options,
   for (SimTime now = kSimStart; now < t->horizon(); now = now + step) {
     t->RunUntil(now);
     exporter.Update(*t);
-    for (size_t n = 0; n < nodes.size(); ++n)
-      nodes[n].unschedulable = !t->state().schedulable(static_cast<model::NodeId>(n));
+    // Faults, repairs and cordons change what a node offers.
+    for (size_t n = 0; n < nodes.size(); ++n) {
+      const model::Node& node = cluster.node(static_cast<model::NodeId>(n));
+      nodes[n].gpu_allocatable = node.gpu_allocatable;
+      nodes[n].unschedulable =
+          node.cordoned || !t->state().schedulable(static_cast<model::NodeId>(n));
+    }
     Snapshot snap;
     snap.time_ms = options.epoch_ms + now.micros() / 1000;
     snap.gpus = exporter.records();

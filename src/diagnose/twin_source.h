@@ -5,26 +5,21 @@
 #pragma once
 
 #include <cstdint>
-#include <string>
-#include <vector>
 
 #include "diagnose/frame.h"
-#include "twin/scenario.h"
+#include "twin/twin.h"
 
 namespace steward::diagnose {
 
 struct TwinSourceOptions {
-  double days = 0;    // Overrides the scenario's horizon when > 0.
-  int64_t seed = -1;  // Overrides the scenario's seed when >= 0.
   int64_t step_ms = 300'000;
-  std::vector<std::string> policy_files;  // As `twin run --policy`.
   // Simulated time 0 in Unix milliseconds (the ledger's epoch, cost::kDefaultScenarioEpoch).
   int64_t epoch_ms = 0;
 };
 
-// Feeds snapshots at simulated 0, step, 2 step, ... (< horizon) into `builder`.
-Status RunTwinSource(twin::Scenario scenario, const TwinSourceOptions& options,
-                     FrameBuilder& builder);
+// Drives `twin` (created by the caller with its controllers, not yet run) to its horizon and
+// feeds snapshots at simulated 0, step, 2 step, ... (< horizon) into `builder`.
+Status RunTwinSource(twin::Twin& twin, const TwinSourceOptions& options, FrameBuilder& builder);
 
 // Pods of a pending twin workload wait on the node fit (scheduler: Unschedulable) for these
 // twin/govern reasons, and on quota (Kueue admission gate) for every other.

@@ -33,6 +33,15 @@ twin::Scenario Scenario() {
   return std::move(s).value();
 }
 
+// The twin of the example, run for `days` (0 = the scenario's horizon).
+std::unique_ptr<twin::Twin> MakeTwin(double days = 0) {
+  twin::TwinOptions o;
+  o.days = days;
+  auto t = twin::Twin::Create(Scenario(), o);
+  EXPECT_TRUE(t.ok()) << t.status().message();
+  return std::move(t).value();
+}
+
 struct TempDir {
   fs::path path =
       fs::temp_directory_path() / ("steward-sources-" + std::to_string(::getpid()) + "-" +
@@ -56,7 +65,7 @@ TEST(SourcesTest, TwinAndItsBundleGiveTheSameAnswer) {
   TwinSourceOptions o;
   o.step_ms = kStepMs;
   o.epoch_ms = 1'767'225'600'000;
-  ASSERT_TRUE(RunTwinSource(Scenario(), o, builder).ok());
+  ASSERT_TRUE(RunTwinSource(*MakeTwin(), o, builder).ok());
   EXPECT_EQ(builder.frames(), 288);  // One day every 5 minutes.
   const Diagnosis twin = from_twin.Result({});
 
@@ -116,9 +125,8 @@ TEST(SourcesTest, TwinAnswerMatchesGroundTruth) {
   Classifier classifier(Thresholds{}, cost::CostModel::Default());
   builder.AddSink(&classifier);
   TwinSourceOptions o;
-  o.days = 7;
   o.step_ms = kStepMs;
-  ASSERT_TRUE(RunTwinSource(Scenario(), o, builder).ok());
+  ASSERT_TRUE(RunTwinSource(*MakeTwin(7), o, builder).ok());
   EXPECT_EQ(builder.frames(), 7 * 288);
   const Diagnosis d = classifier.Result({});
   auto got = [&](const char* c) {
