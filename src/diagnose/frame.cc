@@ -140,8 +140,10 @@ Status FrameBuilder::Add(const Snapshot& snap) {
     const telemetry::GpuRecord& r = snap.gpus[i];
     Slot& s = slots_[i];
     // A UUID names one GPU: when it matches, the host does too.
-    if (s.gpu < 0 || s.index != r.id.gpu || s.uuid != r.id.uuid ||
-        (s.uuid.empty() && s.hostname != r.id.hostname)) {
+    const bool known = s.gpu >= 0 && (snap.same_gpus_as_before ||
+                                      (s.index == r.id.gpu && s.uuid == r.id.uuid &&
+                                       (!s.uuid.empty() || s.hostname == r.id.hostname)));
+    if (!known) {
       s.gpu = catalog_.InternGpu(r.id);
       s.hostname = r.id.hostname;
       s.uuid = r.id.uuid;

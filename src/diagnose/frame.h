@@ -25,6 +25,9 @@ struct Snapshot {
   std::span<const telemetry::GpuRecord> gpus;
   std::span<const PodObject* const> pods;
   std::span<const health::NodeInfo> nodes;  // Empty = unknown (free GPUs are counted from DCGM).
+  // The source promises `gpus` lists the same GPUs, in the same order, as its previous snapshot
+  // (the twin's exporter does): their identities are not compared again.
+  bool same_gpus_as_before = false;
 };
 
 // Identities seen so far. Ids are dense, start at 0, and stay valid for the whole diagnosis.

@@ -141,6 +141,7 @@ Status RunTwinSource(twin::Twin& twin, const TwinSourceOptions& options, FrameBu
     Snapshot snap;
     snap.time_ms = options.epoch_ms + now.micros() / 1000;
     snap.gpus = exporter.records();
+    snap.same_gpus_as_before = true;  // One record per cluster GPU, in GPU id order.
     snap.pods = pods.Collect();
     snap.nodes = nodes;
     STEWARD_RETURN_IF_ERROR(builder.Add(snap));
