@@ -1,30 +1,25 @@
 #include "place/fragmentation.h"
 
 #include <algorithm>
-#include <map>
-#include <tuple>
 
 namespace steward::place {
 
-std::vector<TypicalPod> TypicalPodsOf(std::span<const PodRequest> population, double threshold,
-                                      double gpu_res_weight) {
-  using Spec = std::tuple<int64_t, int, int, ModelMask>;  // cpu, milli, count, models.
-  std::map<Spec, double> counts;
-  double total = 0;
-  for (const PodRequest& p : population) {
-    // GetNonzeroRequests: a zero CPU request counts as 100m.
-    int64_t cpu = p.cpu_milli == 0 ? 100 : p.cpu_milli;
-    double w = 1;
-    if (gpu_res_weight > 0 && p.gpu_milli == kMilliPerGpu) w += p.num_gpu * gpu_res_weight;
-    counts[{cpu, p.gpu_milli, p.num_gpu, p.allowed_models}] += w;
-    total += w;
-  }
-  std::vector<std::pair<Spec, double>> sorted(counts.begin(), counts.end());
+void PodSpecCounts::Add(const PodRequest& p, double gpu_res_weight) {
+  // GetNonzeroRequests: a zero CPU request counts as 100m.
+  int64_t cpu = p.cpu_milli == 0 ? 100 : p.cpu_milli;
+  double w = 1;
+  if (gpu_res_weight > 0 && p.gpu_milli == kMilliPerGpu) w += p.num_gpu * gpu_res_weight;
+  counts_[{cpu, p.gpu_milli, p.num_gpu, p.allowed_models}] += w;
+  total_ += w;
+}
+
+std::vector<TypicalPod> PodSpecCounts::Typical(double threshold) const {
+  std::vector<std::pair<Spec, double>> sorted(counts_.begin(), counts_.end());
   // std::map iterates specs in ascending order, so a stable sort by count keeps smaller specs
   // first among equal counts.
   std::stable_sort(sorted.begin(), sorted.end(),
                    [](const auto& x, const auto& y) { return x.second > y.second; });
-  const double expected = threshold * total;
+  const double expected = threshold * total_;
   double cum = 0;
   size_t taken = 0;
   while (taken < sorted.size() && cum < expected) cum += sorted[taken++].second;
@@ -40,6 +35,13 @@ std::vector<TypicalPod> TypicalPodsOf(std::span<const PodRequest> population, do
     out.push_back(t);
   }
   return out;
+}
+
+std::vector<TypicalPod> TypicalPodsOf(std::span<const PodRequest> population, double threshold,
+                                      double gpu_res_weight) {
+  PodSpecCounts counts;
+  for (const PodRequest& p : population) counts.Add(p, gpu_res_weight);
+  return counts.Typical(threshold);
 }
 
 FragmentationModel::FragmentationModel(std::vector<TypicalPod> typical)

@@ -10,7 +10,9 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <span>
+#include <tuple>
 #include <vector>
 
 #include "place/node_state.h"
@@ -22,11 +24,26 @@ struct TypicalPod {
   double weight = 0;  // Renormalised frequency; the weights sum to 1.
 };
 
-// The typical pods of `population`: specs sorted by count (descending; ties to the smaller
-// spec by cpu, gpu milli, gpu count, models), taken one at a time until their cumulative count
-// is >= threshold × population, then renormalised.
-// gpu_res_weight is the simulator's gpuResWeight: a whole-GPU pod counts 1 + num_gpu × w
-// instead of 1 (the paper's runs use 0).
+// Counts of pod specs (CPU, per-GPU milli, GPU count, allowed models), the input of the
+// typical-pod selection; fed one pod at a time it lets a policy learn typical pods online.
+class PodSpecCounts {
+ public:
+  // gpu_res_weight is the simulator's gpuResWeight: a whole-GPU pod counts 1 + num_gpu × w
+  // instead of 1 (the paper's runs use 0).
+  void Add(const PodRequest& pod, double gpu_res_weight = 0);
+  // Specs sorted by count (descending; ties to the smaller spec by cpu, gpu milli, gpu count,
+  // models), taken one at a time until their cumulative count is >= threshold × total, then
+  // renormalised. Empty if nothing was added.
+  std::vector<TypicalPod> Typical(double threshold = 0.95) const;
+  double total() const { return total_; }
+
+ private:
+  using Spec = std::tuple<int64_t, int, int, ModelMask>;  // cpu, milli, count, models.
+  std::map<Spec, double> counts_;
+  double total_ = 0;
+};
+
+// The typical pods of a whole `population` (PodSpecCounts over it, see there).
 std::vector<TypicalPod> TypicalPodsOf(std::span<const PodRequest> population,
                                       double threshold = 0.95, double gpu_res_weight = 0);
 

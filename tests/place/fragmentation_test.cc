@@ -29,6 +29,33 @@ TEST(TypicalPodsTest, TakesSpecsByCountUntil95PercentAndRenormalises) {
   EXPECT_DOUBLE_EQ(t[2].weight, 4.0 / 19);
 }
 
+TEST(TypicalPodsTest, LearnedOnePodAtATimeAsFromTheWholePopulation) {
+  PodSpecCounts counts;
+  EXPECT_TRUE(counts.Typical().empty());  // Nothing seen yet.
+  std::vector<PodRequest> pop = {Pod(1000, 1, 500), Pod(4000, 0, 0), Pod(1000, 1, 500),
+                                 Pod(0, 1, 1000)};
+  std::vector<PodRequest> seen;
+  for (const PodRequest& p : pop) {
+    counts.Add(p);
+    seen.push_back(p);
+    std::vector<TypicalPod> online = counts.Typical(), whole = TypicalPodsOf(seen);
+    ASSERT_EQ(online.size(), whole.size());
+    for (size_t i = 0; i < online.size(); ++i) {
+      EXPECT_EQ(online[i].pod.cpu_milli, whole[i].pod.cpu_milli);
+      EXPECT_EQ(online[i].pod.gpu_milli, whole[i].pod.gpu_milli);
+      EXPECT_DOUBLE_EQ(online[i].weight, whole[i].weight);
+    }
+  }
+  // 4 pods: <1 CPU, 500m> x2 first; then the ties (1 each) by the smaller spec: <0.1 CPU (a
+  // zero request counts as 100m), 1000m> before <4 CPU, 0 GPU>. 95% of 4 = 3.8 takes all.
+  std::vector<TypicalPod> t = counts.Typical();
+  ASSERT_EQ(t.size(), 3u);
+  EXPECT_EQ(t[1].pod.cpu_milli, 100);
+  EXPECT_EQ(t[2].pod.cpu_milli, 4000);
+  EXPECT_DOUBLE_EQ(t[0].weight, 0.5);
+  EXPECT_DOUBLE_EQ(counts.total(), 4);
+}
+
 TEST(FragmentationTest, HandComputedNodeFragment) {
   // Typical: 50% <2 CPU, 1x600m>, 25% <1 CPU, 2x1000m>, 25% CPU-only <1 CPU>.
   std::vector<PodRequest> pop = {Pod(2000, 1, 600), Pod(2000, 1, 600), Pod(1000, 2, 1000),

@@ -4,14 +4,14 @@
 // about ±40 milli-GPU lands on the same integer, so many nodes tie and the seed's random node
 // order decides (the sharing pod's GPU, too, is the lowest index among tied GPUs). fgd-bf keeps
 // FGD's integer score as the first key (ranking by the exact Δ instead is 1 point worse: the
-// coarse band is a useful regulariser, docs/placement.md) and breaks its ties, for the node
-// and for the GPU, by Best-Fit's weighted leftover after placement, so among equally
-// fragmenting choices the fuller node / tighter GPU wins. Same typical pods and memo as FGD,
-// so it costs what FGD costs per decision. Knows nothing about future pods.
-#include <cmath>
+// coarse band is a useful regulariser, docs/placement.md) and breaks node ties by Best-Fit's
+// weighted leftover after placement, so among equally fragmenting nodes the fuller one wins.
+// The leftover is the same for every GPU of a node, so a sharing pod's GPU is FGD's (lowest
+// index among tied GPUs). Same typical pods (the whole workload's, as FGD) and memo as FGD.
 #include <optional>
 
 #include "place/fragmentation.h"
+#include "place/policies/fgd_search.h"
 #include "place/policies/policies.h"
 
 namespace steward::place::internal {
@@ -31,26 +31,17 @@ class FgdBestFitPolicy final : public PlacementPolicy {
   }
 
   int64_t Score(const NodeState& node, const PodRequest& pod) override {
-    return Best(node, pod).score;
+    return Best(node, pod).key;
   }
 
   GpuList ChooseGpus(const NodeState& node, const PodRequest& pod, Rng&) override {
-    if (!pod.IsSharing()) return TightestGpus(node, pod);
-    GpuList out;
-    out.Add(Best(node, pod).gpu);
-    return out;
+    return FgdGpus(node, pod, Best(node, pod));
   }
 
  private:
-  struct Choice {
-    int64_t score = 0;
-    int gpu = -1;
-  };
-
   // FGD's integer score in the high bits, Best-Fit's leftover (0..4095) in the low bits.
   int64_t Combined(double before, const NodeState& after) {
-    const double delta = frag_->NodeFrag(after) - before;  // Lower is better.
-    const int64_t fgd = static_cast<int64_t>(100.0 / (1.0 + std::exp(delta / 1000.0)));
+    const int64_t fgd = FgdScore(frag_->NodeFrag(after) - before);
     const double left = 0.5 * static_cast<double>(after.cpu_free) / 128000.0 +
                         0.5 * static_cast<double>(after.gpu_free_total) / 8000.0;
     const double clamped = left < 0 ? 0 : (left > 1 ? 1 : left);
@@ -58,26 +49,10 @@ class FgdBestFitPolicy final : public PlacementPolicy {
     return fgd * (int64_t{1} << kFineBits) + fine;
   }
 
-  Choice Best(const NodeState& node, const PodRequest& pod) {
+  FgdChoice Best(const NodeState& node, const PodRequest& pod) {
     const double before = frag_->NodeFrag(node);
-    Choice best;
-    if (!pod.IsSharing()) {
-      best.score = Combined(before, AfterTightest(node, pod));
-      return best;
-    }
-    for (int i = 0; i < node.num_gpus; ++i) {
-      if (node.gpu_free[i] < pod.gpu_milli) continue;
-      bool dup = false;
-      for (int j = 0; j < i && !dup; ++j) dup = node.gpu_free[j] == node.gpu_free[i];
-      if (dup) continue;
-      NodeState after = node;
-      after.cpu_free -= pod.cpu_milli;
-      after.gpu_free[i] = static_cast<int16_t>(after.gpu_free[i] - pod.gpu_milli);
-      after.gpu_free_total -= pod.gpu_milli;
-      int64_t s = Combined(before, after);
-      if (best.gpu < 0 || s > best.score) best = Choice{s, i};
-    }
-    return best;
+    return BestFgdChoice(node, pod,
+                         [&](const NodeState& after) { return Combined(before, after); });
   }
 
   std::optional<FragmentationModel> frag_;
