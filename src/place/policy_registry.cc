@@ -14,7 +14,7 @@ struct Entry {
 };
 
 // The recommended policy of ours, the target of "best" (docs/placement.md, "Beyond FGD").
-constexpr std::string_view kBest = "fgd-bf";
+constexpr std::string_view kBest = "fgd-cpu-online";
 
 const std::vector<Entry>& Table() {
   static const std::vector<Entry> table = {
@@ -26,10 +26,17 @@ const std::vector<Entry>& Table() {
       {{"packing", "partly used GPUs first, then used nodes, then idle nodes", true},
        internal::NewGpuPackingPolicy},
       {{"bestfit", "least weighted CPU+GPU leftover", true}, internal::NewBestFitPolicy},
-      {{"fgd", "fragmentation gradient descent (Weng et al., ATC'23)", true},
+      {{"fgd", "fragmentation gradient descent (Weng et al., ATC'23)", true, true},
        internal::NewFgdPolicy},
-      {{"fgd-bf", "FGD with ties broken by best fit instead of node order (ours)", false},
+      {{"fgd-bf", "FGD with ties broken by best fit instead of node order (ours)", false, true},
        internal::NewFgdBestFitPolicy},
+      {{"fgd-cpu", "FGD + GPU milli stranded by the node's CPU/memory (ours)", false, true},
+       internal::NewFgdCpuPolicy},
+      {{"fgd-cpu-online", "fgd-cpu learned from arrived pods only (ours, recommended)", false,
+        false},
+       internal::NewFgdCpuOnlinePolicy},
+      {{"fgd-online", "FGD learned from arrived pods only (control)", false, false},
+       internal::NewFgdOnlinePolicy},
   };
   return table;
 }
@@ -54,6 +61,13 @@ std::vector<std::string> PolicyNames() {
 
 std::string_view ResolvePolicyAlias(std::string_view name) {
   return name == kBestPolicyAlias ? kBest : name;
+}
+
+const PolicyInfo* FindPolicy(std::string_view name) {
+  std::string_view resolved = ResolvePolicyAlias(name);
+  for (const Entry& e : Table())
+    if (e.info.name == resolved) return &e.info;
+  return nullptr;
 }
 
 Result<std::unique_ptr<PlacementPolicy>> NewPolicy(std::string_view name) {

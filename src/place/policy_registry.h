@@ -18,6 +18,9 @@ struct PolicyInfo {
   std::string_view name;
   std::string_view summary;
   bool from_paper = false;  // One of the FGD paper's six.
+  // Learns from the whole workload's pods before the first arrives (PolicyContext::population:
+  // the distribution of pods not yet arrived, not their order), as the paper's FGD does.
+  bool knows_workload = false;
 };
 
 // The policies in registry order (the paper's six first), without aliases.
@@ -27,6 +30,8 @@ std::vector<std::string> PolicyNames();
 // "best" -> the recommended policy's name; other names unchanged.
 std::string_view ResolvePolicyAlias(std::string_view name);
 Result<std::unique_ptr<PlacementPolicy>> NewPolicy(std::string_view name);
+// The registry entry of `name` (aliases resolved), or nullptr.
+const PolicyInfo* FindPolicy(std::string_view name);
 
 inline constexpr std::string_view kBestPolicyAlias = "best";
 

@@ -126,6 +126,136 @@ TEST(FgdTest, NeedsAPopulation) {
   EXPECT_FALSE((*p)->Prepare(PolicyContext{&c, {}}).ok());
 }
 
+TEST(FgdBestFitTest, BreaksFgdTiesByBestFitInsteadOfNodeOrder) {
+  // One typical pod, <1 CPU, 1x1000m>. A 1-GPU pod on an idle node leaves every other GPU
+  // fully free: F stays 0, Δ = 0, FGD score 50 on both nodes, so FGD takes the smallest rank.
+  std::vector<PodRequest> pop = {Pod(1000, 1, 1000)};
+  PolicyRun fgd(MakeCluster({Node("N0", 64, 4), Node("N1", 64, 2)}), "fgd", pop);
+  EXPECT_EQ(fgd.cluster.name(fgd.Decide(Pod(1000, 1, 1000)).node), "N0");
+  // fgd-bf keeps 50 as the high key and adds (1 − leftover) · 4095, leftover =
+  // 0.5·cpu_left/128000 + 0.5·gpu_left/8000:
+  // N0: 0.5·63000/128000 + 0.5·3000/8000 = 0.24609 + 0.1875 = 0.43359 -> int(2319.4) = 2319;
+  // N1: 0.24609 + 0.5·1000/8000 = 0.30859 -> int(2831.3) = 2831. N1 wins.
+  PolicyRun bf(MakeCluster({Node("N0", 64, 4), Node("N1", 64, 2)}), "fgd-bf", pop);
+  Decision d = bf.Decide(Pod(1000, 1, 1000));
+  ASSERT_TRUE(d.fits());
+  EXPECT_EQ(bf.cluster.name(d.node), "N1");
+  EXPECT_EQ(d.gpus.index[0], 0);
+  EXPECT_EQ(bf.policy->Score(bf.cluster.node(0), Pod(1000, 1, 1000)), 50 * 4096 + 2319);
+  EXPECT_EQ(bf.policy->Score(bf.cluster.node(1), Pod(1000, 1, 1000)), 50 * 4096 + 2831);
+}
+
+TEST(FgdBestFitTest, KeepsFgdOrderWhenScoresDiffer) {
+  // The FGD example above (N1 scores 56, N0 43): the high key decides, whatever the leftover.
+  std::vector<PodRequest> pop = {Pod(1000, 1, 500), Pod(1000, 1, 1000)};
+  ClusterState c = MakeCluster({Node("N0", 64, 2), Node("N1", 64, 2)});
+  Bind(c, 1, Pod(1000, 1, 500), {0});
+  PolicyRun r(std::move(c), "fgd-bf", pop);
+  Decision d = r.Decide(Pod(1000, 1, 500));
+  ASSERT_TRUE(d.fits());
+  EXPECT_EQ(r.cluster.name(d.node), "N1");
+  EXPECT_EQ(d.gpus.index[0], 0);
+  // Within a node the leftover is the same for every GPU, so tied GPUs go to the lowest
+  // index as in FGD, not to the tightest: typical pods all CPU-only -> F = idle, Δ = −300 on
+  // either GPU of [1000, 600]: int(100/(1 + e^−0.3)) = 57 both; GPU 0.
+  ClusterState one = MakeCluster({Node("N", 64, 2)});
+  Bind(one, 0, Pod(1000, 1, 400), {1});
+  PolicyRun cpu(std::move(one), "fgd-bf", {Pod(1000, 0, 0)});
+  d = cpu.Decide(Pod(1000, 1, 300));
+  ASSERT_TRUE(d.fits());
+  EXPECT_EQ(d.gpus.index[0], 0);
+  EXPECT_EQ(cpu.policy->Score(cpu.cluster.node(0), Pod(1000, 1, 300)) >> 12, 57);
+}
+
+// The fgd-cpu example: population two <10 CPU, 1x1000m, 1 GiB> pods and one <20 CPU> pod.
+// Typical pods 2/3 <10 CPU, 1x1000m>, 1/3 CPU-only; CPU per milli-GPU c = 20000/2000 = 10,
+// memory per milli-GPU m = 2048/2000 = 1.024 MiB. A: 96 cores, 8 GPUs; B: 104 cores, 2 GPUs
+// (the Alibaba G2 and T4 shapes), 256 GiB each.
+std::vector<PodRequest> CpuExamplePods() {
+  return {Pod(10000, 1, 1000), Pod(10000, 1, 1000), Pod(20000, 0, 0)};
+}
+ClusterState GpuDenseAndCpuRich() { return MakeCluster({Node("A", 96, 8), Node("B", 104, 2)}); }
+
+TEST(FgdCpuTest, KeepsCpuOnlyPodsOffNodesWhoseCpuTheGpusNeed) {
+  const PodRequest cpu_pod = Pod(20000, 0, 0);
+  // FGD: the CPU-only pod leaves 76 (A) or 84 (B) cores, enough for the 10-core typical pod,
+  // so F is unchanged on both: score 50, tie, A by rank.
+  PolicyRun fgd(GpuDenseAndCpuRich(), "fgd", CpuExamplePods());
+  EXPECT_EQ(fgd.cluster.name(fgd.Decide(cpu_pod).node), "A");
+  // fgd-cpu adds S = max(0, gpu_free − cpu_free/c, gpu_free − mem_free/m). A before:
+  // 8000 − 96000/10 < 0 -> 0; after: 8000 − 76000/10 = 400 (memory: 8000 − 261120/1.024 < 0).
+  // Δ = 400 -> int(100/(1 + e^0.4)) = int(40.13) = 40. B: 2000 − 84000/10 < 0, S stays 0,
+  // score 50. B wins.
+  PolicyRun ours(GpuDenseAndCpuRich(), "fgd-cpu", CpuExamplePods());
+  EXPECT_EQ(ours.policy->Score(ours.cluster.node(0), cpu_pod), 40);
+  EXPECT_EQ(ours.policy->Score(ours.cluster.node(1), cpu_pod), 50);
+  Decision d = ours.Decide(cpu_pod);
+  ASSERT_TRUE(d.fits());
+  EXPECT_EQ(ours.cluster.name(d.node), "B");
+  // A GPU pod at the workload's ratio strands nothing: on A, 7000 − 86000/10 < 0. Its F is
+  // unchanged too (7 free GPUs fit the 1-GPU typical pod; the CPU-only one counts idle
+  // 8000 -> 7000: Δ = −1000/3), so A scores int(100/(1 + e^−0.3333)) = int(58.26) = 58.
+  EXPECT_EQ(ours.policy->Score(ours.cluster.node(0), Pod(10000, 1, 1000)), 58);
+}
+
+TEST(FgdCpuTest, StrandingByMemoryCountsToo) {
+  // Same workload; A has 16 GiB free only: m = 1.024 MiB per milli, so 16384 MiB feed 16000
+  // milli, more than A's 8000: S = 0. A pod taking 12 GiB leaves 4096 MiB -> feeds 4000 milli,
+  // S = 8000 − 4000 = 4000 (CPU: 8000 − 95000/10 < 0). Δ = 4000 -> int(100/(1 + e^4)) = 1.
+  ClusterState c = MakeCluster({Node("A", 96, 8, "G2", 16), Node("B", 104, 2, "G2", 256)});
+  PolicyRun r(std::move(c), "fgd-cpu", CpuExamplePods());
+  const PodRequest memory_pod = Pod(1000, 0, 0, 12288);
+  EXPECT_EQ(r.policy->Score(r.cluster.node(0), memory_pod), 1);
+  EXPECT_EQ(r.cluster.name(r.Decide(memory_pod).node), "B");
+}
+
+TEST(FgdCpuTest, NeedsAPopulationUnlessOnline) {
+  ClusterState c = ThreeNodes();
+  for (const char* name : {"fgd-cpu", "fgd-cpu-online", "fgd-online"}) {
+    auto p = NewPolicy(name);
+    ASSERT_TRUE(p.ok());
+    EXPECT_EQ((*p)->Prepare(PolicyContext{&c, {}}).ok(), std::string(name) != "fgd-cpu") << name;
+  }
+}
+
+TEST(FgdCpuOnlineTest, LearnsOnlyFromArrivedPodsAtPowersOfFour) {
+  const PodRequest cpu_pod = Pod(20000, 0, 0);
+  // The whole workload is ignored: nothing learned yet, F = S = 0 everywhere, score 50.
+  PolicyRun r(GpuDenseAndCpuRich(), "fgd-cpu-online", CpuExamplePods());
+  EXPECT_EQ(r.policy->Score(r.cluster.node(0), cpu_pod), 50);
+  EXPECT_EQ(r.policy->Score(r.cluster.node(1), cpu_pod), 50);
+  // Relearns (a new ScoreEpoch) when the 1st and the 4th pod arrive, not in between.
+  std::vector<uint64_t> epochs;
+  std::vector<PodRequest> arrivals = CpuExamplePods();
+  arrivals.push_back(cpu_pod);
+  for (const PodRequest& p : arrivals) {
+    uint64_t before = r.policy->ScoreEpoch();
+    r.policy->Observe(p);
+    epochs.push_back(r.policy->ScoreEpoch() - before);
+  }
+  EXPECT_EQ(epochs, (std::vector<uint64_t>{1, 0, 0, 1}));
+  // Learned from the four: typical pods 1/2 <10 CPU, 1x1000m>, 1/2 CPU-only; c = 10 as
+  // before, so the CPU-only pod scores 40 on A (S 0 -> 400) and 50 on B, as fgd-cpu.
+  EXPECT_EQ(r.policy->Score(r.cluster.node(0), cpu_pod), 40);
+  EXPECT_EQ(r.policy->Score(r.cluster.node(1), cpu_pod), 50);
+  EXPECT_EQ(r.cluster.name(r.Decide(cpu_pod).node), "B");
+}
+
+TEST(FgdOnlineTest, ScoresAsFgdOnceItHasSeenTheSameWorkload) {
+  // Four pods observed = one relearn at 1 and one at 4: the same typical pods as FGD's.
+  std::vector<PodRequest> pop = {Pod(1000, 1, 500), Pod(1000, 1, 1000), Pod(1000, 1, 500),
+                                 Pod(2000, 0, 0)};
+  ClusterState c = MakeCluster({Node("N0", 64, 2), Node("N1", 64, 4)});
+  Bind(c, 1, Pod(1000, 1, 500), {0});
+  PolicyRun fgd(c, "fgd", pop);
+  PolicyRun online(c, "fgd-online", {});
+  for (const PodRequest& p : pop) online.policy->Observe(p);
+  for (const PodRequest& pod : {Pod(1000, 1, 500), Pod(1000, 1, 300), Pod(1000, 2, 1000)})
+    for (NodeId id : {0, 1})
+      EXPECT_EQ(online.policy->Score(online.cluster.node(id), pod),
+                fgd.policy->Score(fgd.cluster.node(id), pod));
+}
+
 TEST(RandomTest, DrawsUniformlyAmongFeasibleNodesOnly) {
   ClusterState c = MakeCluster({Node("a", 8, 1), Node("b", 8, 1), Node("c", 1, 1)});
   PolicyRun r(std::move(c), "random");
@@ -178,12 +308,20 @@ TEST(PlacerTest, NoFitSaysWhy) {
 
 TEST(RegistryTest, ListsPaperPoliciesOursAndBest) {
   std::vector<std::string> names = PolicyNames();
-  for (const char* n : {"random", "dotprod", "clustering", "packing", "bestfit", "fgd", "best"})
+  for (const char* n : {"random", "dotprod", "clustering", "packing", "bestfit", "fgd", "fgd-bf",
+                        "fgd-cpu", "fgd-cpu-online", "fgd-online", "best"})
     EXPECT_NE(std::find(names.begin(), names.end(), n), names.end()) << n;
   EXPECT_EQ(names.back(), "best");
   auto best = NewPolicy("best");
   ASSERT_TRUE(best.ok());
   EXPECT_EQ((*best)->Name(), ResolvePolicyAlias("best"));
+  EXPECT_EQ(ResolvePolicyAlias("best"), "fgd-cpu-online");
+  // What each FGD variant knows: the whole workload (as the paper's FGD) or arrived pods only.
+  EXPECT_TRUE(FindPolicy("fgd")->knows_workload);
+  EXPECT_TRUE(FindPolicy("fgd-cpu")->knows_workload);
+  EXPECT_FALSE(FindPolicy("best")->knows_workload);
+  EXPECT_FALSE(FindPolicy("fgd-online")->knows_workload);
+  EXPECT_EQ(FindPolicy("nope"), nullptr);
   auto bad = NewPolicy("nope");
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("valid: random"), std::string::npos);

@@ -14,5 +14,8 @@ std::unique_ptr<PlacementPolicy> NewGpuPackingPolicy();
 std::unique_ptr<PlacementPolicy> NewBestFitPolicy();
 std::unique_ptr<PlacementPolicy> NewFgdPolicy();
 std::unique_ptr<PlacementPolicy> NewFgdBestFitPolicy();
+std::unique_ptr<PlacementPolicy> NewFgdCpuPolicy();
+std::unique_ptr<PlacementPolicy> NewFgdCpuOnlinePolicy();
+std::unique_ptr<PlacementPolicy> NewFgdOnlinePolicy();
 
 }  // namespace steward::place::internal
