@@ -156,8 +156,11 @@ Result<ExperimentResult> RunExperiment(const PreparedTrace& trace, std::string_v
   for (int32_t idx : seq.pods) {
     const PodRequest& pod = trace.pods[idx];
     arrived += pod.TotalGpuMilli();
+    const auto decide_start = std::chrono::steady_clock::now();
     policy->Observe(pod);
     Decision d = placer.Place(pod);
+    r.decision_seconds +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - decide_start).count();
     if (d.fits()) {
       frag_sum -= node_frag[d.node];
       node_frag[d.node] = frag.NodeFrag(cluster.node(d.node));

@@ -52,7 +52,8 @@ struct ExperimentResult {
   std::vector<double> frag_amount;  // Fragmented milli-GPU / capacity (Fig. 7).
   std::vector<double> failed_at;    // Failed pods so far (mean over the level's events).
   double final_alloc = 0;           // After the last pod, percent.
-  double seconds = 0;               // Wall time of the placement loop.
+  double seconds = 0;               // Wall time of the placement loop, metrics included.
+  double decision_seconds = 0;      // Of which deciding and binding (Observe + Place) alone.
   bool uses_future = false;
 };
 

@@ -167,6 +167,7 @@ std::string ResultJson(const ExperimentResult& r) {
   j["failed_pods_at"] = r.failed_at;
   j["uses_future_pods"] = r.uses_future;
   j["seconds"] = r.seconds;
+  j["decision_seconds"] = r.decision_seconds;
   return j.dump();
 }
 
@@ -233,6 +234,137 @@ std::vector<FinalStats> SummariseFinal(const std::vector<ExperimentResult>& runs
   return out;
 }
 
+double StudentT975(int df) {
+  static constexpr double kTable[30] = {12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306,
+                                        2.262,  2.228, 2.201, 2.179, 2.160, 2.145, 2.131, 2.120,
+                                        2.110,  2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
+                                        2.060,  2.056, 2.052, 2.048, 2.045, 2.042};
+  if (df < 1) return INFINITY;
+  return df <= 30 ? kTable[df - 1] : 1.96;
+}
+
+PairedComparison CompareWith(const std::vector<ExperimentResult>& runs, const std::string& policy,
+                             const std::string& baseline) {
+  PairedComparison c;
+  c.policy = policy;
+  c.baseline = baseline;
+  double ours_seconds = 0, base_seconds = 0;
+  int64_t ours_pods = 0, base_pods = 0;
+  for (const std::string& w : Distinct(runs, [](auto& r) { return r.workload; })) {
+    PairedWorkload pw;
+    pw.workload = Short(w);
+    for (const ExperimentResult& a : runs) {
+      if (a.workload != w || a.policy != policy) continue;
+      for (const ExperimentResult& b : runs) {
+        if (b.workload != w || b.policy != baseline || b.seed != a.seed) continue;
+        const double x = a.alloc_ratio[kCurvePoints - 1], y = b.alloc_ratio[kCurvePoints - 1];
+        pw.seed_diffs.push_back(x - y);
+        pw.mean += x;
+        pw.baseline_mean += y;
+        pw.won += x > y;
+        ours_seconds += a.decision_seconds;
+        ours_pods += a.pods;
+        base_seconds += b.decision_seconds;
+        base_pods += b.pods;
+        break;
+      }
+    }
+    const int n = static_cast<int>(pw.seed_diffs.size());
+    if (n == 0) continue;
+    pw.mean /= n;
+    pw.baseline_mean /= n;
+    for (double d : pw.seed_diffs) pw.diff += d;
+    pw.diff /= n;
+    if (n > 1) {
+      double ss = 0;
+      for (double d : pw.seed_diffs) ss += (d - pw.diff) * (d - pw.diff);
+      pw.se = std::sqrt(ss / (n - 1) / n);
+    }
+    pw.t = pw.se > 0 ? pw.diff / pw.se : 0;
+    pw.significant = std::fabs(pw.t) > StudentT975(n - 1);
+    c.wins += pw.diff > 0;
+    c.significant_wins += pw.significant && pw.diff > 0;
+    c.significant_losses += pw.significant && pw.diff < 0;
+    c.workloads.push_back(std::move(pw));
+  }
+  if (ours_pods > 0 && base_pods > 0 && base_seconds > 0)
+    c.decision_time_ratio = (ours_seconds / static_cast<double>(ours_pods)) /
+                            (base_seconds / static_cast<double>(base_pods));
+  return c;
+}
+
+namespace {
+
+// What a policy knows, for the report's labels (fgd-protocol.md §4.1: FGD's typical pods come
+// from the whole trace, so FGD knows the distribution of pods that have not arrived yet).
+std::string Knowledge(const std::vector<ExperimentResult>& runs, const std::string& policy) {
+  if (std::any_of(runs.begin(), runs.end(),
+                  [&](auto& r) { return r.policy == policy && r.uses_future; }))
+    return "reads future pods (lookahead): reported apart";
+  const PolicyInfo* info = FindPolicy(policy);
+  if (info && info->knows_workload)
+    return "learns from the whole workload before the first pod, as FGD does (the distribution "
+           "of pods not yet arrived, not their order)";
+  return "learns only from pods that have arrived";
+}
+
+std::string ComparisonSentence(const PairedComparison& c, int df) {
+  std::string s = fmt::format(
+      "{} allocates more than {} on **{} of {}** workloads (mean over seeds); {} of these wins "
+      "and {} losses are significant (paired t over seeds, |t| > {:.3f}, df {})",
+      c.policy, c.baseline, c.wins, c.workloads.size(), c.significant_wins, c.significant_losses,
+      StudentT975(df), df);
+  if (c.decision_time_ratio > 0)
+    s += fmt::format("; per decision it takes {:.2f}× {}'s time (decision loop, these runs)",
+                     c.decision_time_ratio, c.baseline);
+  return s + ".";
+}
+
+// The default trace's mean curves against the paper's published levels; `kind` 0 = allocation
+// (§8.1), 1 = fragmentation ratio (§8.3). Appends the cells more than 1 point off to `far`.
+std::string CurveCheckTable(const std::vector<ExperimentResult>& runs, int kind,
+                            std::vector<std::string>* far) {
+  const std::vector<int> levels = kind == 0
+                                      ? std::vector<int>{80, 90, 95, 100, 105, 110, 120, 130}
+                                      : std::vector<int>{20, 40, 50, 60, 70, 80, 90, 100, 110, 130};
+  std::string w;
+  for (const ExperimentResult& r : runs)
+    if (Short(r.workload) == "default") w = r.workload;
+  if (w.empty()) return "";
+  std::string s = "| policy |";
+  std::string sep = "|---|";
+  for (int k : levels) {
+    s += fmt::format(" {} |", k);
+    sep += "---|";
+  }
+  s += "\n" + sep + "\n";
+  bool any = false;
+  for (std::string_view p : kPaperPolicies) {
+    std::vector<double> mean = MeanCurve(runs, w, std::string(p),
+                                         kind == 0 ? CurveMetric::kAlloc : CurveMetric::kFragRatio);
+    if (std::none_of(runs.begin(), runs.end(), [&](auto& r) { return r.policy == p; })) continue;
+    any = true;
+    s += fmt::format("| {} |", p);
+    for (int k : levels) {
+      auto pub = kind == 0 ? PublishedDefaultAlloc(p, k) : PublishedDefaultFragRatio(p, k);
+      if (!pub) {
+        s += " |";
+        continue;
+      }
+      const double d = mean[k] - *pub;
+      s += fmt::format(" {:+.2f} |", d);
+      if (std::fabs(d) > 1.0)
+        far->push_back(fmt::format("{} {} at {}% ({:.2f} vs {:.2f}, {:+.2f})", p,
+                                   kind == 0 ? "allocation" : "fragmentation ratio", k, mean[k],
+                                   *pub, d));
+    }
+    s += "\n";
+  }
+  return any ? s : "";
+}
+
+}  // namespace
+
 std::string MarkdownSummary(const std::vector<ExperimentResult>& runs) {
   std::vector<FinalStats> stats = SummariseFinal(runs);
   std::vector<std::string> workloads = Distinct(runs, [](auto& r) { return r.workload; });
@@ -261,35 +393,39 @@ std::string MarkdownSummary(const std::vector<ExperimentResult>& runs) {
     }
     s += "\n";
   }
-  // Ours vs FGD, per seed.
+  // Ours vs FGD, paired by seed.
+  const bool have_fgd = std::find(policies.begin(), policies.end(), "fgd") != policies.end();
   for (const std::string& p : policies) {
-    if (PublishedFinalAlloc("default", p).has_value()) continue;
-    if (std::find(policies.begin(), policies.end(), "fgd") == policies.end()) break;
-    s += fmt::format("\n**{} vs fgd** (final allocation, % of GPU milli, per seed):\n\n", p);
+    if (!have_fgd || PublishedFinalAlloc("default", p).has_value()) continue;
+    PairedComparison c = CompareWith(runs, p);
+    if (c.workloads.empty()) continue;
+    const int n = static_cast<int>(c.workloads[0].seed_diffs.size());
+    s += fmt::format(
+        "\n**{} vs fgd** ({}). Final allocation (% of GPU milli at 130% arrived), paired by "
+        "seed; SE = standard error of the mean difference, t = diff / SE, * = significant:\n\n",
+        p, Knowledge(runs, p));
     s += "| workload | fgd mean | " + p +
-         " mean | diff | seeds won | per-seed diff |\n|---|---|---|---|---|---|\n";
-    int wins = 0;
-    for (const std::string& w : workloads) {
-      std::vector<double> diffs;
-      for (const ExperimentResult& a : runs) {
-        if (a.workload != w || a.policy != p) continue;
-        for (const ExperimentResult& b : runs)
-          if (b.workload == w && b.policy == "fgd" && b.seed == a.seed)
-            diffs.push_back(a.alloc_ratio[kCurvePoints - 1] - b.alloc_ratio[kCurvePoints - 1]);
-      }
-      const FinalStats* ours = FindStats(stats, w, p);
-      const FinalStats* fgd = FindStats(stats, w, "fgd");
-      if (!ours || !fgd) continue;
-      int won = static_cast<int>(
-          std::count_if(diffs.begin(), diffs.end(), [](double d) { return d > 0; }));
+         " mean | diff | SE | t | seeds won | per-seed diff |\n|---|---|---|---|---|---|---|---|\n";
+    for (const PairedWorkload& pw : c.workloads) {
       std::string per;
-      for (double d : diffs) per += fmt::format("{:+.2f} ", d);
-      wins += ours->mean > fgd->mean;
-      s += fmt::format("| {} | {:.2f} | {:.2f} | {:+.2f} | {}/{} | {}|\n", Short(w), fgd->mean,
-                       ours->mean, ours->mean - fgd->mean, won, diffs.size(), per);
+      for (double d : pw.seed_diffs) per += fmt::format("{:+.2f} ", d);
+      s += fmt::format("| {} | {:.2f} | {:.2f} | {:+.2f}{} | {:.3f} | {:+.1f} | {}/{} | {}|\n",
+                       pw.workload, pw.baseline_mean, pw.mean, pw.diff, pw.significant ? "*" : "",
+                       pw.se, pw.t, pw.won, pw.seed_diffs.size(), per);
     }
-    s += fmt::format("\n{} beats fgd on {} of {} workloads (mean over seeds).\n", p, wins,
-                     workloads.size());
+    s += "\n" + ComparisonSentence(c, n - 1) + "\n";
+  }
+  // The default trace's curves against the published levels.
+  std::vector<std::string> far;
+  std::string alloc = CurveCheckTable(runs, 0, &far);
+  std::string fratio = CurveCheckTable(runs, 1, &far);
+  if (!alloc.empty()) {
+    s += "\n**Default trace, allocation curve, ours − paper (§8.1), mean over seeds:**\n\n" + alloc;
+    s += "\n**Default trace, fragmentation ratio curve, ours − paper (§8.3), mean over "
+         "seeds:**\n\n" +
+         fratio;
+    s += fmt::format("\nCells more than 1 point from the paper: {}.\n",
+                     far.empty() ? std::string("none") : fmt::format("{}", fmt::join(far, "; ")));
   }
   return s;
 }
@@ -333,30 +469,50 @@ std::string HtmlReport(const std::vector<ExperimentResult>& runs, const std::str
     h += "</tr>";
   }
   h += "</table>";
-  // Our policies vs FGD, with seeds.
-  bool have_fgd = std::find(policies.begin(), policies.end(), "fgd") != policies.end();
+  // Our policies vs FGD, paired by seed: the summary first, then per workload and seed.
+  const bool have_fgd = std::find(policies.begin(), policies.end(), "fgd") != policies.end();
+  std::vector<PairedComparison> comparisons;
   for (const std::string& p : policies) {
     if (!have_fgd || PublishedFinalAlloc("default", p).has_value()) continue;
-    const bool future = std::any_of(runs.begin(), runs.end(),
-                                    [&](auto& r) { return r.policy == p && r.uses_future; });
+    PairedComparison c = CompareWith(runs, p);
+    if (!c.workloads.empty()) comparisons.push_back(std::move(c));
+  }
+  if (!comparisons.empty()) {
+    h += "<h2>Our policies vs FGD (final allocation at 130% arrived, paired by seed)</h2>"
+         "<table><tr><th>policy</th><th>what it knows</th><th>workloads won, mean over "
+         "seeds</th><th>significant wins / losses</th><th>time per decision vs fgd</th></tr>";
+    for (const PairedComparison& c : comparisons)
+      h += fmt::format(
+          "<tr><th>{}</th><td style='text-align:left'>{}</td><td>{} of {}</td><td>{} / {}</td>"
+          "<td>{}</td></tr>",
+          Escape(c.policy), Escape(Knowledge(runs, c.policy)), c.wins, c.workloads.size(),
+          c.significant_wins, c.significant_losses,
+          c.decision_time_ratio > 0 ? fmt::format("{:.2f}×", c.decision_time_ratio) : "-");
+    h += "</table><p>Significant: |t| above the two-sided 5% critical value of Student's t over "
+         "the seeds (paired differences). Time per decision: Observe + Place per pod, summed over "
+         "these runs (run concurrently, so indicative; bench/place_decisions measures it "
+         "alone).</p>";
+  }
+  for (const PairedComparison& c : comparisons) {
+    const int n = static_cast<int>(c.workloads[0].seed_diffs.size());
     h += fmt::format(
-        "<h2>{} vs fgd{}</h2><table><tr><th>workload</th><th>fgd</th><th>{}</th>"
-        "<th>diff</th>",
-        Escape(p), future ? " (uses future pods: reported apart)" : "", Escape(p));
+        "<h2>{} vs fgd</h2><p>{}</p><p>{}</p><table><tr><th>workload</th><th>fgd</th><th>{}</th>"
+        "<th>diff</th><th>SE</th><th>t</th><th>seeds won</th>",
+        Escape(c.policy), Escape(Knowledge(runs, c.policy)), Escape(ComparisonSentence(c, n - 1)),
+        Escape(c.policy));
     for (const std::string& sd : seeds) h += "<th>seed " + sd + "</th>";
     h += "</tr>";
-    for (const std::string& w : workloads) {
-      const FinalStats* ours = FindStats(stats, w, p);
-      const FinalStats* fgd = FindStats(stats, w, "fgd");
-      if (!ours || !fgd) continue;
-      double d = ours->mean - fgd->mean;
-      h += fmt::format("<tr><th>{}</th><td>{:.2f}</td><td>{:.2f}</td><td class='{}'>{:+.2f}</td>",
-                       Escape(Short(w)), fgd->mean, ours->mean, d > 0 ? "win" : "lose", d);
+    for (const PairedWorkload& pw : c.workloads) {
+      h += fmt::format(
+          "<tr><th>{}</th><td>{:.2f}</td><td>{:.2f}</td><td class='{}'>{:+.2f}{}</td>"
+          "<td>{:.3f}</td><td>{:+.1f}</td><td>{}/{}</td>",
+          Escape(pw.workload), pw.baseline_mean, pw.mean, pw.diff > 0 ? "win" : "lose", pw.diff,
+          pw.significant ? "*" : "", pw.se, pw.t, pw.won, pw.seed_diffs.size());
       for (const std::string& sd : seeds) {
         double a = NAN, b = NAN;
         for (const ExperimentResult& r : runs) {
-          if (r.workload != w || std::to_string(r.seed) != sd) continue;
-          if (r.policy == p) a = r.alloc_ratio[kCurvePoints - 1];
+          if (Short(r.workload) != pw.workload || std::to_string(r.seed) != sd) continue;
+          if (r.policy == c.policy) a = r.alloc_ratio[kCurvePoints - 1];
           if (r.policy == "fgd") b = r.alloc_ratio[kCurvePoints - 1];
         }
         h += std::isnan(a) || std::isnan(b)

@@ -34,7 +34,31 @@ struct FinalStats {
 };
 std::vector<FinalStats> SummariseFinal(const std::vector<ExperimentResult>& runs);
 
-// Markdown tables for docs/placement.md: ours vs published (col 130), and our policies vs FGD.
+// One policy against a baseline (FGD) on one workload: final allocation (col 130) paired by
+// seed. se is the standard error of the mean paired difference, t = diff / se (0 if se is 0).
+struct PairedWorkload {
+  std::string workload;
+  double baseline_mean = 0, mean = 0, diff = 0, se = 0, t = 0;
+  int won = 0;  // Seeds where the policy allocated strictly more.
+  std::vector<double> seed_diffs;
+  bool significant = false;  // |t| above the two-sided 5% critical value (df = seeds - 1).
+};
+struct PairedComparison {
+  std::string policy, baseline;
+  std::vector<PairedWorkload> workloads;  // Only workloads with at least one paired seed.
+  int wins = 0;                           // Workloads with diff > 0 (mean over seeds).
+  int significant_wins = 0, significant_losses = 0;
+  // Decision time per pod (ExperimentResult::decision_seconds / pods) over the paired runs,
+  // policy / baseline; 0 if not measured.
+  double decision_time_ratio = 0;
+};
+PairedComparison CompareWith(const std::vector<ExperimentResult>& runs, const std::string& policy,
+                             const std::string& baseline = "fgd");
+// Two-sided 5% critical value of Student's t with `df` degrees of freedom (1.96 above 30).
+double StudentT975(int df);
+
+// Markdown tables for docs/placement.md: ours vs published (col 130), our policies vs FGD
+// per seed, and the default trace's curves vs the published levels (§8.1, §8.3).
 std::string MarkdownSummary(const std::vector<ExperimentResult>& runs);
 
 Status WriteTextFile(const std::filesystem::path& path, const std::string& text);
