@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,8 @@ struct ExperimentConfig {
   double tune = 1.3;  // Target total GPU request as a multiple of capacity; <= 0: no tuning.
   uint64_t seed = 42;
   bool shuffle = true;  // shufflePod.
+  // Called with the cluster after the last pod (e.g. to see where idle GPUs are left).
+  std::function<void(const ClusterState&)> on_finish;
 };
 
 struct ExperimentResult {

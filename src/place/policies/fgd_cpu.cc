@@ -3,10 +3,10 @@
 //
 // FGD's F(n) sees a node's CPU only once it drops below a typical pod's request, and a
 // CPU-only pod changes F by less than one score step almost everywhere, so it lands on a tied
-// node in random order. On the Alibaba trace that strands GPUs: when FGD saturates, about a
-// third of the idle GPU milli sits on nodes with < 4 free cores, mostly 8-GPU G2 nodes whose
-// 96 cores were taken by CPU-only pods while 104-core 2-GPU T4 nodes kept thousands of cores
-// free (docs/placement.md). fgd-cpu scores by the change of
+// node in random order. On the Alibaba trace that strands GPUs: when FGD's run ends on the
+// default trace, 110 of its 286 idle GPUs (38%) sit on nodes with < 4 free cores, mostly
+// 8-GPU G2 nodes (96 cores), while the 104-core 2-GPU T4 nodes keep ~11,000 cores free
+// (mean of seeds 42-51, bench/place_idle, docs/placement.md). fgd-cpu scores by the change of
 //   L(n) = F(n) + S(n),  S(n) = max(0, gpu_free − cpu_free / c, gpu_free − mem_free / m)
 // where c and m are the workload's CPU and memory per milli-GPU (ratio of sums over its GPU
 // pods): S is the GPU milli the node's free CPU or memory cannot feed at the workload's
