@@ -76,6 +76,8 @@ TEST(ReportTest, SummariesStateWinsOfWorkloadsAndSpeed) {
   EXPECT_NE(md.find("2.00× fgd's time"), std::string::npos);
   EXPECT_NE(md.find("| default | 91.00 | 91.83 | +0.83* | 0.167 | +5.0 | 3/3 |"),
             std::string::npos);
+  // fgd's made-up allocation curve is 0 before 130%: §8.1 publishes 80.02 at 80% arrived.
+  EXPECT_NE(md.find("fgd allocation at 80% (0.00 vs 80.02, -80.02)"), std::string::npos);
   std::string html = HtmlReport(runs, "t");
   EXPECT_NE(html.find("<td>1 of 2</td><td>1 / 0</td><td>2.00×</td>"), std::string::npos);
 }
