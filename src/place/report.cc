@@ -308,12 +308,13 @@ std::string Knowledge(const std::vector<ExperimentResult>& runs, const std::stri
   return "only the pods that have arrived";
 }
 
-std::string ComparisonSentence(const PairedComparison& c, int df) {
+std::string ComparisonSentence(const PairedComparison& c, int df, bool markdown) {
+  const char* bold = markdown ? "**" : "";
   std::string s = fmt::format(
-      "{} allocates more than {} on **{} of {}** workloads (mean over seeds); {} of these wins "
+      "{} allocates more than {} on {}{} of {}{} workloads (mean over seeds); {} of these wins "
       "and {} losses are significant (paired t over seeds, |t| > {:.3f}, df {})",
-      c.policy, c.baseline, c.wins, c.workloads.size(), c.significant_wins, c.significant_losses,
-      StudentT975(df), df);
+      c.policy, c.baseline, bold, c.wins, c.workloads.size(), bold, c.significant_wins,
+      c.significant_losses, StudentT975(df), df);
   if (c.decision_time_ratio > 0)
     s += fmt::format("; per decision it takes {:.2f}× {}'s time (decision loop, these runs)",
                      c.decision_time_ratio, c.baseline);
@@ -419,7 +420,7 @@ std::string MarkdownSummary(const std::vector<ExperimentResult>& runs) {
                        pw.workload, pw.baseline_mean, pw.mean, pw.diff, pw.significant ? "*" : "",
                        pw.se, pw.t, pw.won, pw.seed_diffs.size(), per);
     }
-    s += "\n" + ComparisonSentence(c, n - 1) + "\n";
+    s += "\n" + ComparisonSentence(c, n - 1, true) + "\n";
   }
   // The default trace's curves against the published levels.
   std::vector<std::string> far;
@@ -509,8 +510,8 @@ std::string HtmlReport(const std::vector<ExperimentResult>& runs, const std::str
         "<h2>{} vs fgd</h2><p>Knows "
         "{}.</p><p>{}</p><table><tr><th>workload</th><th>fgd</th><th>{}</th>"
         "<th>diff</th><th>SE</th><th>t</th><th>seeds won</th>",
-        Escape(c.policy), Escape(Knowledge(runs, c.policy)), Escape(ComparisonSentence(c, n - 1)),
-        Escape(c.policy));
+        Escape(c.policy), Escape(Knowledge(runs, c.policy)),
+        Escape(ComparisonSentence(c, n - 1, false)), Escape(c.policy));
     for (const std::string& sd : seeds) h += "<th>seed " + sd + "</th>";
     h += "</tr>";
     for (const PairedWorkload& pw : c.workloads) {
