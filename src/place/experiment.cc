@@ -184,6 +184,7 @@ Result<ExperimentResult> RunExperiment(const PreparedTrace& trace, std::string_v
   r.frag_amount = famount.Curve(true);
   r.failed_at = failed.Curve(false);
   r.final_alloc = static_cast<double>(cluster.used_gpu_milli()) / capacity * 100.0;
+  r.rescored_leaves = placer.rescored_leaves();
   if (config.on_finish) config.on_finish(cluster);
   return r;
 }

@@ -57,6 +57,7 @@ struct ExperimentResult {
   double final_alloc = 0;           // After the last pod, percent.
   double seconds = 0;               // Wall time of the placement loop, metrics included.
   double decision_seconds = 0;      // Of which deciding and binding (Observe + Place) alone.
+  int64_t rescored_leaves = 0;      // Node scores the Placer computed (deterministic work).
   bool uses_future = false;
 };
 

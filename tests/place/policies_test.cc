@@ -218,33 +218,37 @@ TEST(FgdCpuTest, NeedsAPopulationUnlessOnline) {
   }
 }
 
-TEST(FgdCpuOnlineTest, LearnsOnlyFromArrivedPodsAtPowersOfFour) {
+TEST(FgdCpuOnlineTest, LearnsOnlyFromArrivedPodsAtPowersOfSixteen) {
   const PodRequest cpu_pod = Pod(20000, 0, 0);
   // The whole workload is ignored: nothing learned yet, F = S = 0 everywhere, score 50.
   PolicyRun r(GpuDenseAndCpuRich(), "fgd-cpu-online", CpuExamplePods());
   EXPECT_EQ(r.policy->Score(r.cluster.node(0), cpu_pod), 50);
   EXPECT_EQ(r.policy->Score(r.cluster.node(1), cpu_pod), 50);
-  // Relearns (a new ScoreEpoch) when the 1st and the 4th pod arrive, not in between.
-  std::vector<uint64_t> epochs;
-  std::vector<PodRequest> arrivals = CpuExamplePods();
-  arrivals.push_back(cpu_pod);
-  for (const PodRequest& p : arrivals) {
+  // 16 arrivals, 8 <10 CPU, 1x1000m, 1 GiB> then 8 CPU-only <20 CPU>. Relearns (a new
+  // ScoreEpoch) when the 1st and the 16th arrive, not in between.
+  std::vector<PodRequest> arrivals(8, Pod(10000, 1, 1000));
+  arrivals.insert(arrivals.end(), 8, cpu_pod);
+  std::vector<int> relearned_at;
+  for (size_t i = 0; i < arrivals.size(); ++i) {
     uint64_t before = r.policy->ScoreEpoch();
-    r.policy->Observe(p);
-    epochs.push_back(r.policy->ScoreEpoch() - before);
+    r.policy->Observe(arrivals[i]);
+    if (r.policy->ScoreEpoch() != before) relearned_at.push_back(static_cast<int>(i) + 1);
   }
-  EXPECT_EQ(epochs, (std::vector<uint64_t>{1, 0, 0, 1}));
-  // Learned from the four: typical pods 1/2 <10 CPU, 1x1000m>, 1/2 CPU-only; c = 10 as
-  // before, so the CPU-only pod scores 40 on A (S 0 -> 400) and 50 on B, as fgd-cpu.
+  EXPECT_EQ(relearned_at, (std::vector<int>{1, 16}));
+  // Learned from the 16: typical pods 1/2 <10 CPU, 1x1000m>, 1/2 CPU-only; c = 80000/8000 = 10
+  // and m = 8192/8000 = 1.024 as for fgd-cpu's workload, so the CPU-only pod scores 40 on A
+  // (S 0 -> 400, F unchanged) and 50 on B, as with fgd-cpu.
   EXPECT_EQ(r.policy->Score(r.cluster.node(0), cpu_pod), 40);
   EXPECT_EQ(r.policy->Score(r.cluster.node(1), cpu_pod), 50);
   EXPECT_EQ(r.cluster.name(r.Decide(cpu_pod).node), "B");
 }
 
 TEST(FgdOnlineTest, ScoresAsFgdOnceItHasSeenTheSameWorkload) {
-  // Four pods observed = one relearn at 1 and one at 4: the same typical pods as FGD's.
-  std::vector<PodRequest> pop = {Pod(1000, 1, 500), Pod(1000, 1, 1000), Pod(1000, 1, 500),
-                                 Pod(2000, 0, 0)};
+  // 16 pods observed = relearns at 1 and 16: the same typical pods as FGD's from those 16
+  // (1/2 <1 CPU, 500m>, 1/4 <1 CPU, 1000m>, 1/4 CPU-only).
+  std::vector<PodRequest> pop(8, Pod(1000, 1, 500));
+  pop.insert(pop.end(), 4, Pod(1000, 1, 1000));
+  pop.insert(pop.end(), 4, Pod(2000, 0, 0));
   ClusterState c = MakeCluster({Node("N0", 64, 2), Node("N1", 64, 4)});
   Bind(c, 1, Pod(1000, 1, 500), {0});
   PolicyRun fgd(c, "fgd", pop);
