@@ -30,6 +30,10 @@ const std::vector<Entry>& Table() {
        internal::NewFgdPolicy},
       {{"fgd-bf", "FGD with ties broken by best fit instead of node order (ours)", false},
        internal::NewFgdBestFitPolicy},
+      {{"first-fit", "lowest-numbered node that fits (the twin's naive default)", false, false},
+       internal::NewFirstFitPolicy},
+      {{"binpack", "node left with the least free GPU milli (the guide's binpack)", false, false},
+       internal::NewBinpackPolicy},
   };
   return table;
 }

@@ -18,6 +18,9 @@ struct PolicyInfo {
   std::string_view name;
   std::string_view summary;
   bool from_paper = false;  // One of the FGD paper's six.
+  // Run by default in the FGD matrix (the paper's six and ours); the twin's first-fit and
+  // binpack baselines are not, but any policy can be named with --policies.
+  bool in_matrix = true;
 };
 
 // The policies in registry order (the paper's six first), without aliases.

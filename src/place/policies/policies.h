@@ -14,5 +14,7 @@ std::unique_ptr<PlacementPolicy> NewGpuPackingPolicy();
 std::unique_ptr<PlacementPolicy> NewBestFitPolicy();
 std::unique_ptr<PlacementPolicy> NewFgdPolicy();
 std::unique_ptr<PlacementPolicy> NewFgdBestFitPolicy();
+std::unique_ptr<PlacementPolicy> NewFirstFitPolicy();
+std::unique_ptr<PlacementPolicy> NewBinpackPolicy();
 
 }  // namespace steward::place::internal
