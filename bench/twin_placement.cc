@@ -105,8 +105,7 @@ int main(int argc, char** argv) {
         resident.pop_back();
         const uint64_t mask = uint64_t{1} << r.at.gpus.index[0];
         state.ReleasePod(r.at.node, mask, shapes[r.shape].milli,
-                         steward::place::ParseMigProfile(shapes[r.shape].mig),
-                         r.at.gpus.mig_start);
+                         steward::place::ParseMigProfile(shapes[r.shape].mig), r.at.gpus.mig_start);
         failed += !place(r.shape);
       }
       churn_s = std::min(churn_s, Seconds(churn_start));

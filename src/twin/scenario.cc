@@ -226,11 +226,27 @@ Status ParseSharing(const Reader& r, const YAML::Node& n, const std::string& pat
 
 Status ParseGenerator(const Reader& r, const YAML::Node& n, const std::string& path,
                       GeneratorSpec* g) {
-  STEWARD_RETURN_IF_ERROR(r.CheckKeys(
-      n, path,
-      {"name", "team", "queue", "kind", "priority_class", "tier", "arrival", "pods", "gpus_per_pod",
-       "duration_hours", "checkpoint_interval_minutes", "restore_minutes", "gpu_model", "topology",
-       "gpu_milli", "mig_profile", "usage", "min_replicas", "max_replicas", "peak_hour"}));
+  STEWARD_RETURN_IF_ERROR(r.CheckKeys(n, path,
+                                      {"name",
+                                       "team",
+                                       "queue",
+                                       "kind",
+                                       "priority_class",
+                                       "tier",
+                                       "arrival",
+                                       "pods",
+                                       "gpus_per_pod",
+                                       "duration_hours",
+                                       "checkpoint_interval_minutes",
+                                       "restore_minutes",
+                                       "gpu_model",
+                                       "topology",
+                                       "gpu_milli",
+                                       "mig_profile",
+                                       "usage",
+                                       "min_replicas",
+                                       "max_replicas",
+                                       "peak_hour"}));
   STEWARD_RETURN_IF_ERROR(r.Get(n, "name", path, &g->name, true));
   STEWARD_RETURN_IF_ERROR(r.Get(n, "team", path, &g->team, true));
   STEWARD_RETURN_IF_ERROR(r.Get(n, "queue", path, &g->queue));

@@ -167,6 +167,9 @@ bool Twin::Defragment(const WorkloadRun& run) {
     defrag_failed_budget_ = budget;
     return false;
   }
+  // Evicting runs inside the admitter's cycle (TryPlace): victims are released (Released()) and
+  // requeued (Enqueue()), which both admitters accept mid-cycle — Kueue's engine already
+  // preempts this way, and FIFO queues only grow at the back.
   ++defrag_.attempts;
   defrag_.nodes_freed += static_cast<int>(plan.nodes.size());
   for (model::WorkloadId v : plan.victims) {
