@@ -49,9 +49,9 @@ struct NodeState {
   std::array<uint8_t, kMaxGpusPerNode> mig_used{};
   // Broken GPUs (the twin's faults): a broken GPU takes no new pod; its free milli (all of it
   // once no pod holds it) is withheld instead of free, until it is repaired.
-  uint16_t broken = 0;                                // Bit per GPU.
+  uint16_t broken = 0;                              // Bit per GPU.
   std::array<int16_t, kMaxGpusPerNode> withheld{};  // Milli withheld per broken GPU.
-  int16_t pool = 0;          // The twin's placement pool (PodRequest::pool).
+  int16_t pool = 0;                                 // The twin's placement pool (PodRequest::pool).
   bool schedulable = true;   // False when cordoned or the device plugin is down.
   bool mig_capable = false;  // GPUs may be partitioned into MIG instances.
 

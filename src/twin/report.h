@@ -35,7 +35,7 @@ struct TimePoint {
   int whole_free_nodes = 0;
   int stranded_free_gpus = 0;
   int largest_free_block = 0;
-  int unavailable_gpus = 0;  // Broken, or free on a cordoned / GPU-less node.
+  int unavailable_gpus = 0;      // Broken, or free on a cordoned / GPU-less node.
   std::vector<PoolPoint> pools;  // Indexed like Report::pools.
 };
 

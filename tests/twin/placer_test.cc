@@ -114,8 +114,9 @@ TEST(PoolRulesTest, ErrorsNameFileLineAndField) {
     return "bad.yaml:" + std::to_string(l + offset) + ":" + std::to_string(column) + ": ";
   };
   EXPECT_EQ(error("policies:\n  pools:\n    - {name: a, nodes: 3}\n"),
-            at(2, 7) + "policies.pools: 1 node is in no placement pool (leave out 'nodes' on the "
-                       "last pool to give it the rest)");
+            at(2, 7) +
+                "policies.pools: 1 node is in no placement pool (leave out 'nodes' on the "
+                "last pool to give it the rest)");
   EXPECT_EQ(error("policies:\n  pools:\n    - {name: a, nodes: 3}\n    - {name: b, nodes: 2}\n"),
             at(3, 7) + "policies.pools[1].nodes: asks for 2 nodes but only 1 left");
   EXPECT_NE(error("policies:\n  pools:\n    - {name: a, placement: best-effort}\n")
