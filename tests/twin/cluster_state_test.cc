@@ -45,5 +45,44 @@ TEST(ClusterStateTest, CordonedNodesLeavePlacement) {
   EXPECT_EQ(s.free_gpus(), 32);
 }
 
+TEST(ClusterStateTest, BrokenGpusAreWithheldUntilRepaired) {
+  model::Cluster c = FourNodes();
+  ClusterState s(c);
+  s.SetGpuBroken(0, 3, true);  // Free and broken: withheld at once.
+  EXPECT_EQ(s.free_mask(0), 0b11110111u);
+  EXPECT_EQ(s.unavailable_gpus(), 1);
+  EXPECT_EQ(s.allocated_gpus(), 0);
+  EXPECT_EQ(s.whole_free_nodes(), 3);
+  const uint64_t held = s.Allocate(1, 2);  // GPUs 0-1 of node 1.
+  s.SetGpuBroken(1, 0, true);              // Held: counted allocated until released.
+  EXPECT_EQ(s.broken_mask(1), 1u);
+  EXPECT_EQ(s.unavailable_gpus(), 1);
+  EXPECT_EQ(s.allocated_gpus(), 2);
+  s.Release(1, held);
+  EXPECT_EQ(s.free_mask(1), 0b11111110u);  // GPU 0 comes back withheld, not free.
+  EXPECT_EQ(s.unavailable_gpus(), 2);
+  EXPECT_EQ(s.allocated_gpus(), 0);
+  // A shared GPU that breaks takes no new pod; its capacity is withheld as its pods leave.
+  place::PodRequest shared;
+  shared.num_gpu = 1;
+  shared.gpu_milli = 400;
+  place::GpuList g;
+  g.Add(5);
+  s.placement().Apply(2, shared, g);
+  s.SetGpuBroken(2, 5, true);
+  EXPECT_EQ(s.placement().node(2).gpu_free[5], 0);
+  EXPECT_EQ(s.allocated_gpus(), 1);
+  s.ReleasePod(2, uint64_t{1} << 5, 400, place::kNoMig, -1);
+  EXPECT_EQ(s.unavailable_gpus(), 3);
+  s.SetGpuBroken(2, 5, false);  // Repaired: whole and free again.
+  s.SetGpuBroken(1, 0, false);
+  s.SetGpuBroken(0, 3, false);
+  EXPECT_EQ(s.unavailable_gpus(), 0);
+  EXPECT_EQ(s.free_gpus(), 32);
+  // Cordoning makes a node's free GPUs unavailable.
+  s.SetSchedulable(3, false);
+  EXPECT_EQ(s.unavailable_gpus(), 8);
+}
+
 }  // namespace
 }  // namespace steward::twin
