@@ -49,6 +49,7 @@ struct Taint {
 struct Node {
   std::string name;
   int pool = 0;             // Index into Cluster::pools().
+  int placement_pool = 0;   // The scenario's placement pool (policies.pools), 0 without pools.
   int rack = 0;             // Dense rack id.
   int leaf = 0;             // Leaf switch group / scalable unit id.
   int nvlink_domain = 0;    // The node itself for HGX; the rack for NVL72-style systems.

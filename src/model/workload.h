@@ -63,6 +63,13 @@ struct PodSet {
   std::string name;
   int count = 1;         // Pods in the set.
   int gpus_per_pod = 1;  // nvidia.com/gpu per pod.
+  // GPU sharing: a pod of one GPU may take only part of it, either a fraction in milli-GPU
+  // (HAMi / time-slicing style, 1..999) or one MIG instance ("1g.10gb" ... "7g.80gb"). Quota
+  // still counts gpus_per_pod; utilization accounting charges the physical share.
+  int gpu_milli = 1000;
+  std::string mig_profile = {};  // "" = no MIG.
+
+  bool SharesGpu() const { return gpu_milli < 1000 || !mig_profile.empty(); }
 };
 
 struct Workload {

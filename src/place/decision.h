@@ -14,6 +14,7 @@ namespace steward::place {
 // order below (the order of the simulator's filters).
 struct NoFitCounts {
   int nodes = 0;
+  int elsewhere = 0;  // Cordoned, or outside the pod's placement pool (the twin's rules).
   int cpu = 0;
   int memory = 0;
   int pod_slots = 0;

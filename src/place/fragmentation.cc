@@ -76,7 +76,8 @@ double FragmentationModel::NodeFrag(const NodeState& node) {
   // Exact key of the fragmentation-relevant state, with the GPU frees sorted (F does not
   // depend on which GPU is which): a = 1 (bit 63, marks a used slot) | model (6 bits) |
   // num_gpus (4) | frees 6..7 (2 x 10) | cpu_free (33 bits); b = frees 0..5 (6 x 10).
-  if (node.cpu_free >= (int64_t{1} << 33) || node.cpu_free < 0 || node.model >= 64)
+  if (node.cpu_free >= (int64_t{1} << 33) || node.cpu_free < 0 || node.model >= 64 ||
+      node.num_gpus > 8)  // The key packs at most 8 GPUs.
     return ComputeNodeFrag(node);
   std::array<int16_t, kMaxGpusPerNode> g = node.gpu_free;
   for (int i = 1; i < node.num_gpus; ++i) {  // Insertion sort of <= 8 values.

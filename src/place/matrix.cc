@@ -50,7 +50,8 @@ Result<MatrixResult> RunMatrix(const MatrixConfig& config) {
   auto start = std::chrono::steady_clock::now();
   std::vector<std::string> policies = config.policies;
   if (policies.empty())
-    for (const PolicyInfo& p : Policies()) policies.emplace_back(p.name);
+    for (const PolicyInfo& p : Policies())
+      if (p.in_matrix) policies.emplace_back(p.name);
   for (const std::string& p : policies) {
     STEWARD_ASSIGN_OR_RETURN(auto unused, NewPolicy(p));  // Validate names before any run.
     (void)unused;

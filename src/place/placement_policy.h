@@ -57,6 +57,9 @@ class PlacementPolicy {
   virtual uint64_t ScoreEpoch() const { return 0; }
   // True if the policy reads pods it could not know yet (lookahead); reported apart.
   virtual bool UsesFuture() const { return false; }
+  // Gangs (Placer::PlaceGang): true = put a gang in the tightest topology group that holds it,
+  // keeping emptier groups for bigger gangs; false = the lowest-numbered one (first-fit).
+  virtual bool PacksGroups() const { return true; }
 };
 
 }  // namespace steward::place

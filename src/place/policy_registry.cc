@@ -37,6 +37,12 @@ const std::vector<Entry>& Table() {
        internal::NewFgdCpuOnlinePolicy},
       {{"fgd-online", "FGD learned from arrived pods only (control)", false, false},
        internal::NewFgdOnlinePolicy},
+      {{"first-fit", "lowest-numbered node that fits (the twin's naive default)", false, false,
+        /*in_matrix=*/false},
+       internal::NewFirstFitPolicy},
+      {{"binpack", "node left with the least free GPU milli (the guide's binpack)", false, false,
+        /*in_matrix=*/false},
+       internal::NewBinpackPolicy},
   };
   return table;
 }

@@ -21,6 +21,9 @@ struct PolicyInfo {
   // Learns from the whole workload's pods before the first arrives (PolicyContext::population:
   // the distribution of pods not yet arrived, not their order), as the paper's FGD does.
   bool knows_workload = false;
+  // Run by default in the FGD matrix (the paper's six and ours); the twin's first-fit and
+  // binpack baselines are not, but any policy can be named with --policies.
+  bool in_matrix = true;
 };
 
 // The policies in registry order (the paper's six first), without aliases.

@@ -1,82 +1,95 @@
-// The twin's live view of GPU occupancy: which GPUs of each node are free, indexed so that
-// placement and fragmentation questions never scan every GPU or node.
+// The twin's live view of GPU occupancy. The state itself is the placement layer's
+// (place::ClusterState: per-node free milli per GPU, MIG slices, schedulable flag, placement
+// pool, O(1) occupancy counters per pool and model, topology groups), so the twin and the FGD
+// experiment place with one piece of code; this class maps the model::Cluster onto it and
+// answers the twin's questions in its terms (GPU masks, model indices of model::Cluster).
 //
-// Invariants:
-//  1. free_mask(n) has exactly free_count(n) bits set, all below the node's capacity.
-//  2. A schedulable node (not cordoned, allocatable > 0) sits in exactly one bucket:
-//     buckets_[model][free_count]; unschedulable nodes sit in none.
-//  3. nodes_with_free_[model][k] counts the schedulable nodes with exactly k free GPUs.
-//  4. Every GPU is exactly one of free (in free_mask), allocated, or broken and withheld: a
-//     broken GPU never returns to the free mask until it is repaired (SetGpuBroken false).
-//  5. unavailable_gpus() = broken GPUs not held by a pod + free GPUs of unschedulable nodes.
-// Owned by the twin loop; not thread-safe.
+// It also remembers which workloads have pods on each node (for defragmenting preemption).
+// Nothing here scans every GPU: per-node questions are O(GPUs of the node), fragmentation
+// questions O(pools × models × GPUs per node). Owned by the twin loop; not thread-safe.
 #pragma once
 
 #include <cstdint>
-#include <set>
 #include <vector>
 
 #include "model/cluster.h"
+#include "model/workload.h"
+#include "place/cluster_state.h"
 
 namespace steward::twin {
 
+// Kubernetes' default pods per node (kubelet --max-pods).
+inline constexpr int kMaxPodsPerNode = 110;
+
 class ClusterState {
  public:
+  // Nodes go to the placement pool in model::Node::placement_pool.
   explicit ClusterState(const model::Cluster& cluster);
 
   const model::Cluster& cluster() const { return cluster_; }
-  int free_count(model::NodeId n) const { return free_[n]; }
-  uint64_t free_mask(model::NodeId n) const { return mask_[n]; }
-  bool schedulable(model::NodeId n) const { return schedulable_[n]; }
+  place::ClusterState& placement() { return placement_; }
+  const place::ClusterState& placement() const { return placement_; }
 
-  // Takes `gpus` free GPUs on node n (lowest indices first); returns their mask.
-  // REQUIRES: free_count(n) >= gpus.
+  // Fully free GPUs of node n, as a count and as a bit mask of GPU indices.
+  int free_count(model::NodeId n) const { return placement_.node(n).FullyFreeGpus(); }
+  uint64_t free_mask(model::NodeId n) const;
+  bool schedulable(model::NodeId n) const { return placement_.node(n).schedulable; }
+
+  // Whole-GPU convenience for callers without a placement decision (tests, tools): takes
+  // `gpus` fully free GPUs of node n, lowest indices first, and returns their mask; Release
+  // gives back whole GPUs taken so. REQUIRES: free_count(n) >= gpus.
   uint64_t Allocate(model::NodeId n, int gpus);
-  // Returns the GPUs in `mask` on node n.
   void Release(model::NodeId n, uint64_t mask);
+  // Releases one pod placed by the twin's Placer (see PodAllocation in twin.h).
+  void ReleasePod(model::NodeId n, uint64_t mask, int gpu_milli, int mig_profile, int mig_start);
   // Cordon / uncordon (or device plugin down / up): removes the node from placement.
   void SetSchedulable(model::NodeId n, bool schedulable);
-  // Marks GPU `index` of node n broken (withheld from placement; if a pod holds it, it is
-  // withheld when released) or repaired (free again).
-  void SetGpuBroken(model::NodeId n, int index, bool broken);
-  uint64_t broken_mask(model::NodeId n) const { return broken_[n]; }
+  // Marks GPU `index` of node n broken (withheld from placement; if pods hold it, what they
+  // release is withheld) or repaired (free again).
+  void SetGpuBroken(model::NodeId n, int index, bool broken) {
+    placement_.SetGpuBroken(n, index, broken);
+  }
+  uint64_t broken_mask(model::NodeId n) const { return placement_.node(n).broken; }
   // GPUs nobody can use right now: broken ones no pod holds, and the free GPUs of unschedulable
   // nodes (cordoned, or advertising no GPUs). O(1).
-  int unavailable_gpus() const { return unavailable_; }
+  int unavailable_gpus() const { return placement_.unavailable_gpus(); }
 
-  // Schedulable nodes of `model` (-1 = any model) with exactly k free GPUs, ordered by id.
-  const std::set<model::NodeId>& Bucket(int model, int k) const { return buckets_[model][k]; }
+  // Workloads with a pod on node n, one entry per pod.
+  const std::vector<model::WorkloadId>& residents(model::NodeId n) const { return residents_[n]; }
+  void AddResident(model::NodeId n, model::WorkloadId w) { residents_[n].push_back(w); }
+  void RemoveResident(model::NodeId n, model::WorkloadId w);
+  // Nodes of placement pool p, in node order.
+  const std::vector<model::NodeId>& pool_nodes(int p) const { return pool_nodes_[p]; }
+
   int max_gpus_per_node() const { return max_gpus_; }
-  int num_models() const { return static_cast<int>(buckets_.size()); }
+  int num_models() const { return static_cast<int>(cluster_.gpu_models().size()); }
+  int num_pools() const { return placement_.num_pools(); }
+  // model::Cluster model index -> the placement layer's (-1 if no node has it).
+  int place_model(int model) const { return model < 0 ? -1 : place_model_[model]; }
 
-  // Cluster-wide counters, O(1).
-  int allocated_gpus() const { return allocated_; }
+  // GPUs holding at least one pod (whole, fractional or MIG).
+  int allocated_gpus() const { return placement_.busy_gpus(); }
   int total_gpus() const { return cluster_.total_gpus(); }
-  // Free GPUs on schedulable nodes of `model` (-1 = all models).
-  int free_gpus(int model = -1) const;
-  // Schedulable nodes of `model` with every GPU free, and free GPUs stranded on nodes that are
-  // partly used (the fragmentation the guide describes), O(models x gpus per node).
-  // Whole-free counts are kept incrementally as nodes move between buckets.
-  int whole_free_nodes(int model = -1) const;
-  int stranded_free_gpus(int model = -1) const;
-  // The most GPUs a single-node pod could get right now.
-  int largest_free_block(int model = -1) const;
+  // Over schedulable nodes of `model` (-1 = all) in placement pool `pool` (-1 = all): fully
+  // free GPUs; nodes with every GPU free; free GPUs stranded on partly used nodes (the
+  // fragmentation the guide describes); the most GPUs a single-node pod could get; and the
+  // largest gang of whole nodes (of one model, inside one pool) that fits.
+  int free_gpus(int model = -1, int pool = -1) const;
+  int whole_free_nodes(int model = -1, int pool = -1) const;
+  int stranded_free_gpus(int model = -1, int pool = -1) const;
+  int largest_free_block(int model = -1, int pool = -1) const;
+  int largest_gang_gpus(int pool = -1) const { return placement_.largest_whole_node_gpus(pool); }
 
  private:
-  void Unbucket(model::NodeId n);
-  void Bucket(model::NodeId n);
+  // The occupancy of `model` (-1 = all) in `pool`; empty if the model has no node.
+  place::Occupancy Occupancy(int model, int pool) const;
+
   const model::Cluster& cluster_;
-  std::vector<int8_t> free_;
-  std::vector<uint64_t> mask_;
-  std::vector<bool> schedulable_;
-  std::vector<uint64_t> broken_;    // Broken GPUs, held by a pod or withheld.
-  std::vector<uint64_t> withheld_;  // Broken GPUs no pod holds (neither free nor allocated).
-  std::vector<std::vector<std::set<model::NodeId>>> buckets_;  // [model][free count]
-  std::vector<int> whole_nodes_;  // [model] schedulable nodes with every GPU free
-  std::vector<int> whole_gpus_;   // [model] GPUs on those nodes
+  place::ClusterState placement_;
+  std::vector<int> place_model_;
+  std::vector<std::vector<model::WorkloadId>> residents_;
+  std::vector<std::vector<model::NodeId>> pool_nodes_;
   int max_gpus_ = 0;
-  int allocated_ = 0;
-  int unavailable_ = 0;
 };
 
 }  // namespace steward::twin

@@ -2,66 +2,163 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
+
+#include "place/mig.h"
+#include "place/policy_registry.h"
+
 namespace steward::twin {
 namespace {
 
-// Both policies walk free-count buckets; they differ only in which end they start from, so
-// they are one class with a parameter (style.md: variants are parameters, not classes).
-class BucketPlacer final : public Placer {
- public:
-  BucketPlacer(std::string_view name, bool fullest_first)
-      : name_(name), fullest_first_(fullest_first) {}
-  std::string_view Name() const override { return name_; }
-
-  model::NodeId ChooseNode(const ClusterState& state, const PodRequest& req) const override {
-    // With a topology preference, first look inside the neighbour's leaf (nodes of a leaf are
-    // contiguous ids, so a lower_bound in each bucket finds them without a scan).
-    if (req.near != model::kNoNode && req.topology != model::TopologyPreference::kNone) {
-      const model::NodeId n = Search(state, req, state.cluster().node(req.near).leaf);
-      if (n != model::kNoNode) return n;
-    }
-    return Search(state, req, -1);
+// One pod of `ps` as the placement layer sees it (no pool, no topology).
+place::PodRequest PodRequestOf(const ClusterState& state, const model::Workload& w,
+                               const model::PodSet& ps) {
+  place::PodRequest r;
+  const place::MigProfile mig =
+      ps.mig_profile.empty() ? place::kNoMig : place::ParseMigProfile(ps.mig_profile);
+  r.num_gpu = ps.SharesGpu() ? 1 : ps.gpus_per_pod;
+  r.gpu_milli = mig != place::kNoMig ? place::MigMilli(mig) : ps.gpu_milli;
+  r.mig_profile = mig;
+  if (w.gpu_model >= 0) {
+    const int m = state.place_model(w.gpu_model);
+    r.allowed_models = m < 0 ? place::ClusterState::kNoModel : place::ModelMask{1} << m;
   }
-
- private:
-  model::NodeId Search(const ClusterState& state, const PodRequest& req, int leaf) const {
-    const auto& cluster = state.cluster();
-    model::NodeId leaf_start = 0;
-    if (leaf >= 0) {
-      // Walk back to the leaf's first node: at most one leaf's worth of steps.
-      leaf_start = req.near;
-      while (leaf_start > 0 && cluster.node(leaf_start - 1).leaf == leaf) --leaf_start;
-    }
-    const int max = state.max_gpus_per_node();
-    model::NodeId best = model::kNoNode;
-    for (int step = 0; step <= max - req.gpus; ++step) {
-      const int k = fullest_first_ ? req.gpus + step : max - step;
-      if (!fullest_first_ && k < req.gpus) break;
-      for (int m = 0; m < state.num_models(); ++m) {
-        if (req.gpu_model >= 0 && m != req.gpu_model) continue;
-        const auto& bucket = state.Bucket(m, k);
-        auto it = leaf >= 0 ? bucket.lower_bound(leaf_start) : bucket.begin();
-        if (it == bucket.end()) continue;
-        if (leaf >= 0 && cluster.node(*it).leaf != leaf) continue;
-        if (best == model::kNoNode || *it < best) best = *it;
-      }
-      // binpack stops at the fullest bucket that has a node; first-fit compares every bucket.
-      if (fullest_first_ && best != model::kNoNode) return best;
-    }
-    return best;
-  }
-
-  std::string_view name_;
-  bool fullest_first_;
-};
+  return r;
+}
 
 }  // namespace
 
-Result<std::unique_ptr<Placer>> NewPlacer(std::string_view name) {
-  if (name == "first-fit") return std::unique_ptr<Placer>(new BucketPlacer("first-fit", false));
-  if (name == "binpack") return std::unique_ptr<Placer>(new BucketPlacer("binpack", true));
-  return Status::InvalidArgument(
-      fmt::format("unknown placement policy '{}' (valid: first-fit, binpack)", name));
+Placer::~Placer() = default;
+
+Result<std::unique_ptr<Placer>> Placer::Create(const Scenario& scenario, ClusterState* state,
+                                               std::span<const place::PodRequest> population,
+                                               uint64_t seed) {
+  std::unique_ptr<Placer> p(new Placer(state, seed));
+  std::vector<PlacementPoolSpec> rules = scenario.policies.pools;
+  if (rules.empty()) {
+    rules.emplace_back();
+    rules.back().name = "default";
+  }
+  place::PolicyContext context{&state->placement(), population};
+  for (PlacementPoolSpec& rule : rules) {
+    Pool pool;
+    pool.name = rule.name;
+    const std::string& name = rule.placement.empty() ? scenario.policies.placement : rule.placement;
+    STEWARD_ASSIGN_OR_RETURN(pool.policy, place::NewPolicy(name));
+    Status prepared = pool.policy->Prepare(context);
+    if (!prepared.ok())
+      return Status::InvalidArgument(fmt::format("{}: placement pool '{}': policy '{}': {}",
+                                                 scenario.source, rule.name, name,
+                                                 prepared.message()));
+    pool.placer = std::make_unique<place::Placer>(&state->placement(), pool.policy.get(), &p->rng_);
+    pool.rule = std::move(rule);
+    p->pools_.push_back(std::move(pool));
+  }
+  return p;
+}
+
+std::string Placer::Name() const {
+  if (pools_.size() == 1) return std::string(pools_[0].policy->Name());
+  std::string s = "pools(";
+  for (size_t i = 0; i < pools_.size(); ++i)
+    s += fmt::format("{}{}={}", i ? ", " : "", pools_[i].name, pools_[i].policy->Name());
+  return s + ")";
+}
+
+std::vector<int> Placer::Route(const model::Workload& w, const model::PodSet& ps) const {
+  std::vector<int> out;
+  const bool shared = ps.SharesGpu();
+  const int gpus = shared ? 1 : ps.gpus_per_pod;
+  // A service's replicas are independent pods, not a gang.
+  const int pods = w.kind == model::WorkloadKind::kInference ? 1 : ps.count;
+  for (size_t i = 0; i < pools_.size(); ++i) {
+    const PlacementPoolSpec& r = pools_[i].rule;
+    if (!r.kinds.empty() && std::find(r.kinds.begin(), r.kinds.end(), w.kind) == r.kinds.end())
+      continue;
+    if (gpus < r.min_gpus_per_pod || gpus > r.max_gpus_per_pod) continue;
+    if (shared && !r.shared) continue;
+    if (pods < r.min_pods) continue;
+    out.push_back(static_cast<int>(i));
+  }
+  return out;
+}
+
+place::PodRequest Placer::Request(const model::Workload& w, const model::PodSet& ps,
+                                  int pool) const {
+  place::PodRequest r = PodRequestOf(*state_, w, ps);
+  r.topology = w.topology;
+  r.pool = static_cast<int16_t>(pool);
+  return r;
+}
+
+bool Placer::Place(const model::Workload& w, const model::PodSet& ps, int count,
+                   std::vector<PodPlacement>* out) {
+  out->clear();
+  std::vector<place::Decision> decisions;
+  for (int pool : Route(w, ps)) {
+    const place::PodRequest req = Request(w, ps, pool);
+    place::Placer& placer = *pools_[pool].placer;
+    if (count == 1) {
+      const place::Decision d = placer.Place(req);
+      if (!d.fits()) continue;
+      decisions = {d};
+    } else if (!placer.PlaceGang(req, count, &decisions)) {
+      continue;
+    }
+    for (const place::Decision& d : decisions) out->push_back({d.node, d.gpus, pool});
+    return true;
+  }
+  return false;
+}
+
+std::vector<place::PodRequest> ExpectedPods(const Scenario& scenario, const ClusterState& state,
+                                            std::span<const model::Workload> traced) {
+  // Expected pods per hour of each (generator, GPUs per pod) shape.
+  struct Shape {
+    model::Workload w;
+    model::PodSet ps;
+    double weight;
+  };
+  std::vector<Shape> shapes;
+  const double hours = std::max(1.0, scenario.horizon_days * 24);
+  for (const GeneratorSpec& g : scenario.generators) {
+    const ArrivalSpec& a = g.arrival;
+    const double rate =
+        a.process == ArrivalSpec::Process::kPoisson ? a.rate_per_hour : a.count / hours;
+    const double pods = g.kind == model::WorkloadKind::kInference
+                            ? 0.5 * (g.min_replicas + g.max_replicas)
+                            : std::max(1.0, g.pods.Mean());
+    std::vector<double> values = {std::max(1.0, std::round(g.gpus_per_pod.Mean()))};
+    std::vector<double> weights = {1.0};
+    if (g.gpus_per_pod.kind == Distribution::Kind::kChoice) {
+      values = g.gpus_per_pod.values;
+      weights = g.gpus_per_pod.weights;
+    }
+    double total = 0;
+    for (double x : weights) total += x;
+    for (size_t i = 0; i < values.size() && total > 0; ++i) {
+      Shape s;
+      s.w.kind = g.kind;
+      s.w.gpu_model = g.gpu_model.empty() ? -1 : state.cluster().FindGpuModel(g.gpu_model);
+      s.ps.gpus_per_pod = static_cast<int>(values[i]);
+      s.ps.gpu_milli = static_cast<int>(std::lround(g.gpu_milli.Mean()));
+      s.ps.mig_profile = g.mig_profile;
+      s.weight = rate * pods * weights[i] / total;
+      shapes.push_back(std::move(s));
+    }
+  }
+  double total = 0;
+  for (const Shape& s : shapes) total += s.weight;
+  std::vector<place::PodRequest> out;
+  auto add = [&](const model::Workload& w, const model::PodSet& ps, int n) {
+    out.insert(out.end(), n, PodRequestOf(state, w, ps));
+  };
+  for (const Shape& s : shapes)
+    add(s.w, s.ps, std::max(1, static_cast<int>(std::lround(1000 * s.weight / total))));
+  for (const model::Workload& w : traced)
+    for (const model::PodSet& ps : w.pod_sets) add(w, ps, ps.count);
+  return out;
 }
 
 }  // namespace steward::twin

@@ -115,6 +115,32 @@ nlohmann::json ToJson(const Report& r) {
                         {"p99", R(p.p99, 1)},
                         {"max", R(p.max, 1)}};
   j["queue_wait_seconds_by_team"] = team_waits;
+  json size_waits = json::object();
+  for (const auto& [size, p] : r.queue_wait_seconds_by_pod_size)
+    size_waits[size] = {{"count", p.count},
+                        {"p50", R(p.p50, 1)},
+                        {"p95", R(p.p95, 1)},
+                        {"p99", R(p.p99, 1)},
+                        {"max", R(p.max, 1)}};
+  j["queue_wait_seconds_by_pod_size"] = size_waits;
+  json pools = json::array();
+  for (const PoolReport& p : r.pools)
+    pools.push_back({{"name", p.name},
+                     {"policy", p.policy},
+                     {"nodes", p.nodes},
+                     {"gpus", p.gpus},
+                     {"free_gpus", p.free_gpus},
+                     {"stranded_free_gpus", p.end.stranded_free_gpus},
+                     {"whole_free_nodes", p.end.whole_free_nodes},
+                     {"largest_single_node_job_gpus", p.end.largest_single_node_job},
+                     {"largest_gang_job_gpus", p.end.largest_gang_job},
+                     {"mean_stranded_free_gpus", R(p.mean_stranded_free_gpus, 2)},
+                     {"mean_largest_single_node_job_gpus", R(p.mean_largest_single_node_job, 2)}});
+  j["pools"] = pools;
+  const DefragStats& d = r.defrag;
+  j["defrag"] = {{"enabled", d.enabled},         {"attempts", d.attempts},
+                 {"victims", d.victims},         {"nodes_freed", d.nodes_freed},
+                 {"jobs_placed", d.jobs_placed}, {"lost_gpu_hours", R(d.lost_gpu_hours, 2)}};
   j["preemptions"] = r.preemptions;
   json lost = json::object();
   for (const auto& [team, h] : r.lost_gpu_hours_by_team) lost[team] = R(h, 2);
@@ -146,7 +172,14 @@ nlohmann::json ToJson(const Report& r) {
                      {"sm_active_gpu_hours", R(r.sm_active_gpu_hours_by_kind.at(kind), 2)}};
   j["usage_by_kind"] = by_kind;
   json series = json::array();
-  for (const auto& p : r.series)
+  for (const auto& p : r.series) {
+    json by_pool = json::object();
+    for (size_t i = 0; i < p.pools.size() && i < r.pools.size(); ++i)
+      by_pool[r.pools[i].name] = {
+          {"largest_single_node_job_gpus", p.pools[i].largest_single_node_job},
+          {"largest_gang_job_gpus", p.pools[i].largest_gang_job},
+          {"stranded_free_gpus", p.pools[i].stranded_free_gpus},
+          {"whole_free_nodes", p.pools[i].whole_free_nodes}};
     series.push_back({{"hours", R(p.hours, 3)},
                       {"allocation", R(p.allocation)},
                       {"busy", R(p.busy)},
@@ -156,7 +189,9 @@ nlohmann::json ToJson(const Report& r) {
                       {"whole_free_nodes", p.whole_free_nodes},
                       {"stranded_free_gpus", p.stranded_free_gpus},
                       {"largest_free_block", p.largest_free_block},
-                      {"unavailable_gpus", p.unavailable_gpus}});
+                      {"unavailable_gpus", p.unavailable_gpus},
+                      {"pools", by_pool}});
+  }
   j["series"] = series;
   return j;
 }
@@ -185,6 +220,19 @@ std::string ToText(const Report& r) {
   line("largest placeable job (1 node)", fmt::format("{} GPUs", f.largest_single_node_job));
   line("largest placeable gang", fmt::format("{} GPUs", f.largest_gang_job));
   line("mean stranded share of free GPUs", fmt::format("{:.1f}%", 100 * f.mean_stranded_share));
+  out +=
+      "\nPlacement pools                   nodes  policy      stranded  whole free  largest job"
+      "  largest gang  mean largest job\n";
+  for (const PoolReport& p : r.pools)
+    out += fmt::format("  {:<30} {:6d}  {:<10} {:9d} {:11d} {:12d} {:13d} {:17.1f}\n", p.name,
+                       p.nodes, p.policy, p.end.stranded_free_gpus, p.end.whole_free_nodes,
+                       p.end.largest_single_node_job, p.end.largest_gang_job,
+                       p.mean_largest_single_node_job);
+  if (r.defrag.enabled)
+    line("defrag: victims (lost GPU-hours)",
+         fmt::format("{} ({:.0f}) in {} attempts, {} nodes freed, {} jobs placed", r.defrag.victims,
+                     r.defrag.lost_gpu_hours, r.defrag.attempts, r.defrag.nodes_freed,
+                     r.defrag.jobs_placed));
   out += "\nWorkloads\n";
   line("submitted / completed",
        fmt::format("{} / {}", r.workloads_submitted, r.workloads_completed));
@@ -228,6 +276,10 @@ std::string ToText(const Report& r) {
   for (const auto& [tier, p] : r.queue_wait_seconds)
     out +=
         fmt::format("  {:<30} {:7d} {:8.0f} {:8.0f} {:8.0f}\n", tier, p.count, p.p50, p.p95, p.p99);
+  out += "\nQueue wait by GPUs per pod        count      p50      p95      p99\n";
+  for (const auto& [size, p] : r.queue_wait_seconds_by_pod_size)
+    out +=
+        fmt::format("  {:<30} {:7d} {:8.0f} {:8.0f} {:8.0f}\n", size, p.count, p.p50, p.p95, p.p99);
   out += "\nGPU-hours by team                allocated   SM-active  efficiency\n";
   for (const auto& [team, u] : r.teams)
     out += fmt::format(
@@ -381,6 +433,23 @@ std::string ToHtml(const Report& r) {
   h += Chart("Workloads running and pending", x, {running, pending}, max_count * 1.05, false);
   h += Chart("Fragmentation: stranded free GPUs vs GPUs on fully free nodes", x, {stranded, whole},
              max_frag * 1.05, false);
+  {
+    static constexpr const char* kColors[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd",
+                                              "#ff7f0e", "#8c564b", "#e377c2", "#7f7f7f"};
+    std::vector<Line> largest;
+    double max_block = 1;
+    for (size_t i = 0; i < r.pools.size(); ++i) {
+      Line l{r.pools[i].name, kColors[i % 8], {}};
+      for (const auto& p : r.series) {
+        const double v = i < p.pools.size() ? p.pools[i].largest_single_node_job : 0;
+        l.y.push_back(v);
+        max_block = std::max(max_block, v);
+      }
+      largest.push_back(std::move(l));
+    }
+    h += Chart("Largest placeable one-node job by placement pool (GPUs)", x, largest,
+               max_block * 1.1, false);
+  }
   h += "<h2>Pending by reason (end of run)</h2><table><tr><th>reason</th><th>workloads</th></tr>";
   for (const auto& [reason, n] : r.pending_by_reason)
     h += fmt::format("<tr><td>{}</td><td>{}</td></tr>", Escape(reason), n);
@@ -436,6 +505,28 @@ std::string ToHtml(const Report& r) {
           fmt::format("{} ({}) / {}", fr.incidents, fr.incidents_open, fr.tickets));
     h += "</table>\n";
   }
+  h += "<h2>Placement pools (end of run)</h2><table><tr><th>pool</th><th>policy</th>"
+       "<th>nodes</th><th>stranded free GPUs</th><th>whole free nodes</th><th>largest 1-node "
+       "job</th><th>largest gang</th><th>mean largest 1-node job</th></tr>";
+  for (const PoolReport& p : r.pools)
+    h += fmt::format(
+        "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
+        "<td>{:.1f}</td></tr>",
+        Escape(p.name), Escape(p.policy), p.nodes, p.end.stranded_free_gpus, p.end.whole_free_nodes,
+        p.end.largest_single_node_job, p.end.largest_gang_job, p.mean_largest_single_node_job);
+  h += "</table>\n";
+  if (r.defrag.enabled)
+    h += fmt::format(
+        "<p>Defragmenting preemption: {} victims ({:.0f} GPU-hours lost) in {} attempts, {} "
+        "whole nodes freed, {} blocked jobs placed at once.</p>\n",
+        r.defrag.victims, r.defrag.lost_gpu_hours, r.defrag.attempts, r.defrag.nodes_freed,
+        r.defrag.jobs_placed);
+  h += "<h2>Queue wait by GPUs per pod (seconds)</h2><table><tr><th>GPUs per pod</th>"
+       "<th>count</th><th>p50</th><th>p95</th><th>p99</th></tr>";
+  for (const auto& [size, p] : r.queue_wait_seconds_by_pod_size)
+    h += fmt::format("<tr><td>{}</td><td>{}</td><td>{:.0f}</td><td>{:.0f}</td><td>{:.0f}</td></tr>",
+                     Escape(size), p.count, p.p50, p.p95, p.p99);
+  h += "</table>\n";
   h += fmt::format(
       "<p>{} events &middot; {} workloads submitted, {} completed, {} interruptions ({:.0f} "
       "GPU-hours lost)</p>",

@@ -17,6 +17,14 @@ struct Percentiles {
 // Nearest-rank percentiles; sorts `values`.
 Percentiles ComputePercentiles(std::vector<double>& values);
 
+// One placement pool at one instant.
+struct PoolPoint {
+  int stranded_free_gpus = 0;
+  int whole_free_nodes = 0;
+  int largest_single_node_job = 0;  // GPUs of the largest one-pod job that fits in the pool.
+  int largest_gang_job = 0;         // GPUs of the largest gang of whole nodes that fits.
+};
+
 struct TimePoint {
   double hours = 0;
   double allocation = 0;  // Allocated GPUs / total GPUs.
@@ -27,7 +35,30 @@ struct TimePoint {
   int whole_free_nodes = 0;
   int stranded_free_gpus = 0;
   int largest_free_block = 0;
-  int unavailable_gpus = 0;  // Broken, or free on a cordoned / GPU-less node.
+  int unavailable_gpus = 0;      // Broken, or free on a cordoned / GPU-less node.
+  std::vector<PoolPoint> pools;  // Indexed like Report::pools.
+};
+
+// A placement pool (scenario policies.pools; one "default" pool without them).
+struct PoolReport {
+  std::string name;
+  std::string policy;
+  int nodes = 0;
+  int gpus = 0;
+  int free_gpus = 0;  // End of run, like the PoolPoint fields below.
+  PoolPoint end;
+  double mean_stranded_free_gpus = 0;       // Over the time series.
+  double mean_largest_single_node_job = 0;  // Over the time series.
+};
+
+// Defragmenting preemption (scenario policies.defrag).
+struct DefragStats {
+  bool enabled = false;
+  int attempts = 0;           // Whole-node jobs blocked by fragmentation that evicted victims.
+  int victims = 0;            // Workloads evicted.
+  int nodes_freed = 0;        // Whole nodes they emptied.
+  int jobs_placed = 0;        // Attempts after which the blocked job placed at once.
+  double lost_gpu_hours = 0;  // Work the victims lost.
 };
 
 struct TeamUsage {
@@ -115,6 +146,10 @@ struct Report {
   std::map<std::string, int> pending_by_reason;
   std::map<std::string, Percentiles> queue_wait_seconds;  // By tier.
   std::map<std::string, Percentiles> queue_wait_seconds_by_team;
+  // By GPUs per pod of the first pod set ("1", "2", "8", ...; "shared" for fractional / MIG).
+  std::map<std::string, Percentiles> queue_wait_seconds_by_pod_size;
+  std::vector<PoolReport> pools;
+  DefragStats defrag;
   std::map<std::string, int> preemptions;                // Evictions to make room, by victim tier.
   std::map<std::string, double> lost_gpu_hours_by_team;  // Failures and preemptions.
   std::map<std::string, TeamUsage> teams;

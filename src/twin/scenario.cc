@@ -3,12 +3,16 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <fstream>
 #include <set>
 #include <sstream>
 
 #include "model/data_dir.h"
 #include "model/xid_catalog.h"
+#include "place/mig.h"
+#include "place/node_state.h"
+#include "place/policy_registry.h"
 #include "twin/csv.h"
 
 namespace steward::twin {
@@ -194,13 +198,55 @@ Status ParseUsage(const Reader& r, const YAML::Node& n, const std::string& path,
   return Status::Ok();
 }
 
+// gpu_milli / mig_profile: a pod that takes part of one GPU.
+Status ParseSharing(const Reader& r, const YAML::Node& n, const std::string& path,
+                    GeneratorSpec* g) {
+  STEWARD_RETURN_IF_ERROR(r.Dist(n, "gpu_milli", path, &g->gpu_milli));
+  const double milli = g->gpu_milli.Mean();
+  if (milli < 1 || milli > 1000)
+    return r.Error(n["gpu_milli"], path + ".gpu_milli", "must lie in [1, 1000]");
+  g->gpu_milli.min = std::max(g->gpu_milli.min, 1.0);
+  g->gpu_milli.max = std::min(g->gpu_milli.max, 1000.0);
+  STEWARD_RETURN_IF_ERROR(r.Get(n, "mig_profile", path, &g->mig_profile));
+  if (!g->mig_profile.empty() && place::ParseMigProfile(g->mig_profile) == place::kNoMig)
+    return r.Error(
+        n["mig_profile"], path + ".mig_profile",
+        fmt::format("unknown MIG profile '{}' ({})", g->mig_profile, place::MigProfileNames()));
+  const bool fractional = n["gpu_milli"] && !(g->gpu_milli.kind == Distribution::Kind::kConstant &&
+                                              g->gpu_milli.value == 1000);
+  if (fractional && !g->mig_profile.empty())
+    return r.Error(n["mig_profile"], path + ".mig_profile", "is exclusive with gpu_milli");
+  const bool one_gpu =
+      g->gpus_per_pod.kind == Distribution::Kind::kConstant && g->gpus_per_pod.value == 1;
+  if ((fractional || !g->mig_profile.empty()) && !one_gpu)
+    return r.Error(n["gpus_per_pod"] ? n["gpus_per_pod"] : n, path + ".gpus_per_pod",
+                   "must be 1 for a pod that shares a GPU (gpu_milli or mig_profile)");
+  return Status::Ok();
+}
+
 Status ParseGenerator(const Reader& r, const YAML::Node& n, const std::string& path,
                       GeneratorSpec* g) {
-  STEWARD_RETURN_IF_ERROR(r.CheckKeys(
-      n, path,
-      {"name", "team", "queue", "kind", "priority_class", "tier", "arrival", "pods", "gpus_per_pod",
-       "duration_hours", "checkpoint_interval_minutes", "restore_minutes", "gpu_model", "topology",
-       "usage", "min_replicas", "max_replicas", "peak_hour"}));
+  STEWARD_RETURN_IF_ERROR(r.CheckKeys(n, path,
+                                      {"name",
+                                       "team",
+                                       "queue",
+                                       "kind",
+                                       "priority_class",
+                                       "tier",
+                                       "arrival",
+                                       "pods",
+                                       "gpus_per_pod",
+                                       "duration_hours",
+                                       "checkpoint_interval_minutes",
+                                       "restore_minutes",
+                                       "gpu_model",
+                                       "topology",
+                                       "gpu_milli",
+                                       "mig_profile",
+                                       "usage",
+                                       "min_replicas",
+                                       "max_replicas",
+                                       "peak_hour"}));
   STEWARD_RETURN_IF_ERROR(r.Get(n, "name", path, &g->name, true));
   STEWARD_RETURN_IF_ERROR(r.Get(n, "team", path, &g->team, true));
   STEWARD_RETURN_IF_ERROR(r.Get(n, "queue", path, &g->queue));
@@ -265,6 +311,7 @@ Status ParseGenerator(const Reader& r, const YAML::Node& n, const std::string& p
   if (!model::ParseTopology(topology, &g->topology))
     return r.Error(n["topology"], path + ".topology",
                    fmt::format("unknown topology '{}' (none, nvlink, leaf)", topology));
+  STEWARD_RETURN_IF_ERROR(ParseSharing(r, n, path, g));
   if (YAML::Node u = n["usage"])
     STEWARD_RETURN_IF_ERROR(ParseUsage(r, u, path + ".usage", &g->usage));
   STEWARD_RETURN_IF_ERROR(r.Get(n, "min_replicas", path, &g->min_replicas));
@@ -286,8 +333,11 @@ Status ParsePool(const Reader& r, const YAML::Node& n, const std::string& path, 
   STEWARD_RETURN_IF_ERROR(r.Get(n, "nodes", path, &p->nodes, true));
   STEWARD_RETURN_IF_ERROR(Positive(r, n["nodes"], path + ".nodes", p->nodes));
   STEWARD_RETURN_IF_ERROR(r.Get(n, "gpus_per_node", path, &p->gpus_per_node));
-  if (p->gpus_per_node < 1 || p->gpus_per_node > 64)
-    return r.Error(n["gpus_per_node"], path + ".gpus_per_node", "must lie in [1, 64]");
+  if (p->gpus_per_node < 1 || p->gpus_per_node > place::kMaxGpusPerNode)
+    return r.Error(n["gpus_per_node"], path + ".gpus_per_node",
+                   fmt::format("must lie in [1, {}] (the placement layer's largest node; an "
+                               "NVL72 rack is 18 nodes of 4 GPUs with nvlink_domain: rack)",
+                               place::kMaxGpusPerNode));
   STEWARD_RETURN_IF_ERROR(r.Get(n, "gpu_model", path, &p->gpu_model, true));
   STEWARD_RETURN_IF_ERROR(r.Get(n, "nodes_per_rack", path, &p->nodes_per_rack));
   STEWARD_RETURN_IF_ERROR(
@@ -324,6 +374,85 @@ Status ParsePool(const Reader& r, const YAML::Node& n, const std::string& path, 
       taint.effect = "NoSchedule";
       STEWARD_RETURN_IF_ERROR(r.Get(t[i], "effect", tp, &taint.effect));
       p->taints.push_back(taint);
+    }
+  }
+  return Status::Ok();
+}
+
+Status CheckPlacementName(const Reader& r, const YAML::Node& at, const std::string& field,
+                          const std::string& name) {
+  Result<std::unique_ptr<place::PlacementPolicy>> p = place::NewPolicy(name);
+  return p.ok() ? Status::Ok() : r.Error(at, field, p.status().message());
+}
+
+Status ParsePlacementPool(const Reader& r, const YAML::Node& n, const std::string& path,
+                          PlacementPoolSpec* p) {
+  STEWARD_RETURN_IF_ERROR(
+      r.CheckKeys(n, path, {"name", "hardware_pool", "nodes", "placement", "accepts"}));
+  p->line = n.Mark().line + 1;
+  p->column = n.Mark().column + 1;
+  STEWARD_RETURN_IF_ERROR(r.Get(n, "name", path, &p->name, true));
+  STEWARD_RETURN_IF_ERROR(r.Get(n, "hardware_pool", path, &p->hardware_pool));
+  STEWARD_RETURN_IF_ERROR(r.Get(n, "nodes", path, &p->nodes));
+  if (n["nodes"]) STEWARD_RETURN_IF_ERROR(Positive(r, n["nodes"], path + ".nodes", p->nodes));
+  STEWARD_RETURN_IF_ERROR(r.Get(n, "placement", path, &p->placement));
+  if (n["placement"])
+    STEWARD_RETURN_IF_ERROR(
+        CheckPlacementName(r, n["placement"], path + ".placement", p->placement));
+  if (YAML::Node a = n["accepts"]) {
+    const std::string ap = path + ".accepts";
+    STEWARD_RETURN_IF_ERROR(r.CheckKeys(
+        a, ap, {"kinds", "min_gpus_per_pod", "max_gpus_per_pod", "shared", "min_pods"}));
+    if (YAML::Node k = a["kinds"]) {
+      if (!k.IsSequence()) return r.Error(k, ap + ".kinds", "must be a list of workload kinds");
+      for (size_t i = 0; i < k.size(); ++i) {
+        const std::string field = fmt::format("{}.kinds[{}]", ap, i);
+        std::string text;
+        STEWARD_RETURN_IF_ERROR(r.Scalar(k[i], field, &text));
+        model::WorkloadKind kind;
+        if (!model::ParseKind(text, &kind))
+          return r.Error(
+              k[i], field,
+              fmt::format("unknown kind '{}' (inference, training, notebook, batch)", text));
+        p->kinds.push_back(kind);
+      }
+    }
+    STEWARD_RETURN_IF_ERROR(r.Get(a, "min_gpus_per_pod", ap, &p->min_gpus_per_pod));
+    STEWARD_RETURN_IF_ERROR(r.Get(a, "max_gpus_per_pod", ap, &p->max_gpus_per_pod));
+    STEWARD_RETURN_IF_ERROR(r.Get(a, "shared", ap, &p->shared));
+    STEWARD_RETURN_IF_ERROR(r.Get(a, "min_pods", ap, &p->min_pods));
+    if (p->min_gpus_per_pod < 1 || p->max_gpus_per_pod < p->min_gpus_per_pod)
+      return r.Error(a, ap, "needs 1 <= min_gpus_per_pod <= max_gpus_per_pod");
+    if (p->min_pods < 1) return r.Error(a["min_pods"], ap + ".min_pods", "must be >= 1");
+  }
+  return Status::Ok();
+}
+
+Status ParseDefrag(const Reader& r, const YAML::Node& n, const std::string& path, DefragSpec* d) {
+  STEWARD_RETURN_IF_ERROR(r.CheckKeys(n, path,
+                                      {"enabled", "max_victims_per_cycle", "max_victims_per_hour",
+                                       "victim_tiers", "checkpointed_training"}));
+  d->enabled = true;  // Writing the section turns it on unless it says otherwise.
+  STEWARD_RETURN_IF_ERROR(r.Get(n, "enabled", path, &d->enabled));
+  STEWARD_RETURN_IF_ERROR(r.Get(n, "max_victims_per_cycle", path, &d->max_victims_per_cycle));
+  STEWARD_RETURN_IF_ERROR(r.Get(n, "max_victims_per_hour", path, &d->max_victims_per_hour));
+  STEWARD_RETURN_IF_ERROR(Positive(r, n["max_victims_per_cycle"], path + ".max_victims_per_cycle",
+                                   d->max_victims_per_cycle));
+  STEWARD_RETURN_IF_ERROR(Positive(r, n["max_victims_per_hour"], path + ".max_victims_per_hour",
+                                   d->max_victims_per_hour));
+  STEWARD_RETURN_IF_ERROR(r.Get(n, "checkpointed_training", path, &d->checkpointed_training));
+  if (YAML::Node t = n["victim_tiers"]) {
+    if (!t.IsSequence()) return r.Error(t, path + ".victim_tiers", "must be a list of tiers");
+    d->victim_tiers.clear();
+    for (size_t i = 0; i < t.size(); ++i) {
+      const std::string field = fmt::format("{}.victim_tiers[{}]", path, i);
+      std::string text;
+      STEWARD_RETURN_IF_ERROR(r.Scalar(t[i], field, &text));
+      model::Tier tier;
+      if (!model::ParseTier(text, &tier) || tier == model::Tier::kProduction)
+        return r.Error(t[i], field,
+                       fmt::format("'{}' cannot be a defrag victim tier (training, dev)", text));
+      d->victim_tiers.push_back(tier);
     }
   }
   return Status::Ok();
@@ -539,9 +668,10 @@ Status ParseRoot(const Reader& r, const YAML::Node& root, Scenario* s) {
                   return Positive(r, n["time_scale"], path + ".time_scale", t->time_scale);
                 }));
   if (YAML::Node p = root["policies"]) {
-    STEWARD_RETURN_IF_ERROR(r.CheckKeys(p, "policies",
-                                        {"admission", "placement", "startup_seconds", "governance",
-                                         "victim_ordering", "alert_tenant_share"}));
+    STEWARD_RETURN_IF_ERROR(
+        r.CheckKeys(p, "policies",
+                    {"admission", "placement", "startup_seconds", "governance", "victim_ordering",
+                     "alert_tenant_share", "pools", "defrag"}));
     STEWARD_RETURN_IF_ERROR(
         r.Get(p, "alert_tenant_share", "policies", &s->policies.alert_tenant_share));
     if (s->policies.alert_tenant_share <= 0 || s->policies.alert_tenant_share > 1)
@@ -558,6 +688,15 @@ Status ParseRoot(const Reader& r, const YAML::Node& root, Scenario* s) {
     }
     STEWARD_RETURN_IF_ERROR(r.Get(p, "admission", "policies", &s->policies.admission));
     STEWARD_RETURN_IF_ERROR(r.Get(p, "placement", "policies", &s->policies.placement));
+    STEWARD_RETURN_IF_ERROR(
+        CheckPlacementName(r, p["placement"], "policies.placement", s->policies.placement));
+    STEWARD_RETURN_IF_ERROR(ParseList(
+        r, p, "pools", false, &s->policies.pools,
+        [](const Reader& r, const YAML::Node& n, const std::string& path, PlacementPoolSpec* pool) {
+          return ParsePlacementPool(r, n, "policies." + path, pool);
+        }));
+    if (YAML::Node d = p["defrag"])
+      STEWARD_RETURN_IF_ERROR(ParseDefrag(r, d, "policies.defrag", &s->policies.defrag));
     STEWARD_RETURN_IF_ERROR(r.Get(p, "startup_seconds", "policies", &s->policies.startup_seconds));
   }
   if (YAML::Node f = root["faults"]) STEWARD_RETURN_IF_ERROR(ParseFaults(r, f, &s->faults));
@@ -598,6 +737,28 @@ Status Validate(const Reader& r, const YAML::Node& root, const Scenario& s) {
     if (!g.gpu_model.empty() && !names.count(g.gpu_model))
       return r.Error(n["gpu_model"], fmt::format("generators[{}].gpu_model", i),
                      fmt::format("unknown GPU model '{}'", g.gpu_model));
+    if (!g.mig_profile.empty()) {
+      // MIG needs a MIG-capable model: the one it asks for, or any if it asks for none.
+      bool capable = false;
+      for (const auto& m : s.gpu_models)
+        capable = capable || (m.mig_capable && (g.gpu_model.empty() || m.name == g.gpu_model));
+      if (!capable && s.alibaba_nodes.empty())
+        return r.Error(n["mig_profile"], fmt::format("generators[{}].mig_profile", i),
+                       g.gpu_model.empty()
+                           ? "no GPU model of the cluster is mig_capable"
+                           : fmt::format("GPU model '{}' is not mig_capable", g.gpu_model));
+    }
+  }
+  std::set<std::string> placement_pools;
+  for (size_t i = 0; i < s.policies.pools.size(); ++i) {
+    const PlacementPoolSpec& p = s.policies.pools[i];
+    const YAML::Node n = root["policies"]["pools"][i];
+    if (!placement_pools.insert(p.name).second)
+      return r.Error(n["name"], fmt::format("policies.pools[{}].name", i),
+                     fmt::format("duplicate placement pool '{}'", p.name));
+    if (!p.hardware_pool.empty() && !pools.count(p.hardware_pool) && s.alibaba_nodes.empty())
+      return r.Error(n["hardware_pool"], fmt::format("policies.pools[{}].hardware_pool", i),
+                     fmt::format("unknown cluster pool '{}'", p.hardware_pool));
   }
   for (size_t i = 0; i < s.faults.driver_rollouts.size(); ++i) {
     const DriverRolloutSpec& ro = s.faults.driver_rollouts[i];
@@ -711,7 +872,8 @@ Status AddAlibabaNodes(const std::filesystem::path& path, model::Cluster* c) {
     const int64_t cpu = csv.Integer(c_cpu);
     const int64_t mem = csv.Integer(c_mem);
     if (!csv.status().ok()) return csv.status();
-    if (gpus < 0 || gpus > 64) return csv.Error(c_gpu, "must lie in [0, 64]");
+    if (gpus < 0 || gpus > place::kMaxGpusPerNode)
+      return csv.Error(c_gpu, fmt::format("must lie in [0, {}]", place::kMaxGpusPerNode));
     if (gpus == 0) continue;  // CPU-only node: not part of the GPU twin.
     const std::string model_name(csv.Field(c_model));
     int model = c->FindGpuModel(model_name);
@@ -736,6 +898,45 @@ Status AddAlibabaNodes(const std::filesystem::path& path, model::Cluster* c) {
     ++index;
   }
   return csv.status();
+}
+
+// Hands the nodes to the placement pools in listed order, each taking the next `nodes`
+// unassigned nodes (of its hardware pool, if it names one) in node order; the nodes then carry
+// the pool's index and a steward.io/placement-pool label. Every node must end in a pool.
+Status AssignPlacementPools(const Scenario& s, model::Cluster* c) {
+  const auto& pools = s.policies.pools;
+  if (pools.empty()) return Status::Ok();
+  const model::NodeId n = static_cast<model::NodeId>(c->nodes().size());
+  std::vector<bool> taken(n, false);
+  for (size_t i = 0; i < pools.size(); ++i) {
+    const PlacementPoolSpec& p = pools[i];
+    auto error = [&](std::string_view field, std::string what) {
+      return MakeInputError(s.source, p.line, p.column,
+                            fmt::format("policies.pools[{}]{}", i, field), what);
+    };
+    const int hw = p.hardware_pool.empty() ? -1 : c->FindPool(p.hardware_pool);
+    if (!p.hardware_pool.empty() && hw < 0)
+      return error(".hardware_pool", fmt::format("unknown cluster pool '{}'", p.hardware_pool));
+    int got = 0;
+    for (model::NodeId id = 0; id < n && (p.nodes < 0 || got < p.nodes); ++id) {
+      model::Node& node = c->mutable_node(id);
+      if (taken[id] || (hw >= 0 && node.pool != hw)) continue;
+      taken[id] = true;
+      node.placement_pool = static_cast<int>(i);
+      node.labels["steward.io/placement-pool"] = p.name;
+      ++got;
+    }
+    if (p.nodes >= 0 && got < p.nodes)
+      return error(".nodes", fmt::format("asks for {} nodes but only {} left", p.nodes, got));
+    if (got == 0) return error("", fmt::format("placement pool '{}' gets no nodes", p.name));
+  }
+  const int left = static_cast<int>(std::count(taken.begin(), taken.end(), false));
+  if (left > 0)
+    return MakeInputError(s.source, pools.back().line, pools.back().column, "policies.pools",
+                          fmt::format("{} {} in no placement pool (leave out 'nodes' on the "
+                                      "last pool to give it the rest)",
+                                      left, left == 1 ? "node is" : "nodes are"));
+  return Status::Ok();
 }
 
 }  // namespace
@@ -784,6 +985,7 @@ Result<model::Cluster> BuildCluster(const Scenario& scenario) {
     STEWARD_RETURN_IF_ERROR(AddAlibabaNodes(scenario.alibaba_nodes, &c));
   if (c.total_gpus() == 0)
     return Status::InvalidArgument(scenario.source + ": the cluster has no GPUs");
+  STEWARD_RETURN_IF_ERROR(AssignPlacementPools(scenario, &c));
   return c;
 }
 

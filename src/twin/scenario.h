@@ -84,6 +84,9 @@ struct GeneratorSpec {
   double restore_minutes = 0;
   std::string gpu_model;  // "" = any.
   model::TopologyPreference topology = model::TopologyPreference::kNone;
+  // GPU sharing (one-GPU pods only): a fraction of a GPU, or one MIG instance.
+  Distribution gpu_milli = Distribution::Constant(1000);
+  std::string mig_profile;  // "" = none; else a MIG profile name (place/mig.h).
   UsageSpec usage;
   // Inference services: replica range over the day.
   int min_replicas = 1;
@@ -101,9 +104,38 @@ struct TraceSpec {
   double time_scale = 1.0;  // Multiplies trace times (compress or stretch the trace).
 };
 
+// A placement pool (the guide's pool rules): a set of nodes with its own placement policy and a
+// rule saying which pods may land there. Pods try the pools that accept them in listed order.
+struct PlacementPoolSpec {
+  std::string name;
+  std::string hardware_pool;  // Take nodes of this cluster.pools[] entry only ("" = any).
+  int nodes = -1;             // How many (in node order); -1 = every node still unassigned.
+  std::string placement;      // Policy name; "" = policies.placement.
+  // Accepts a pod set when every rule holds (kinds empty = any kind; shared = whether
+  // fractional-GPU and MIG pods may land; min_pods = 2 keeps single pods out).
+  std::vector<model::WorkloadKind> kinds;
+  int min_gpus_per_pod = 1;
+  int max_gpus_per_pod = 1 << 30;
+  bool shared = true;
+  int min_pods = 1;
+  int line = 0, column = 0;  // Where it was written, for errors found when nodes are known.
+};
+
+// Defragmenting preemption: when a workload of whole-node pods waits for lack of whole nodes
+// although enough GPUs are free, evict the cheapest small preemptible pods to free them.
+struct DefragSpec {
+  bool enabled = false;
+  int max_victims_per_cycle = 4;  // Workloads evicted in one scheduling instant.
+  int max_victims_per_hour = 20;  // ... in any sliding hour.
+  std::vector<model::Tier> victim_tiers = {model::Tier::kDev};
+  bool checkpointed_training = true;  // Training that checkpoints may be a victim too.
+};
+
 struct PolicySpec {
   std::string admission = "fifo-quota";
-  std::string placement = "first-fit";
+  std::string placement = "first-fit";   // Default placement policy (a place/ registry name).
+  std::vector<PlacementPoolSpec> pools;  // Empty: one pool of every node.
+  DefragSpec defrag;
   double startup_seconds = 90;  // Image pull + container start, GPUs held but idle.
   // Kueue / Volcano YAML files (relative to the scenario) that govern admission; setting them
   // selects the "kueue" admitter. `steward twin run --policy FILE...` overrides them.

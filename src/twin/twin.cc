@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "govern/policy_io.h"
+#include "place/mig.h"
 #include "twin/trace.h"
 
 namespace steward::twin {
@@ -45,7 +46,7 @@ Result<std::unique_ptr<Twin>> Twin::Create(Scenario scenario, const TwinOptions&
   t->progress_ = options.progress;
   t->next_progress_ = kSimStart + Days(1);
   t->state_ = std::make_unique<ClusterState>(t->cluster_);
-  STEWARD_ASSIGN_OR_RETURN(t->placer_, NewPlacer(s.policies.placement));
+  t->defrag_.enabled = s.policies.defrag.enabled;
   std::vector<int> quota;
   for (const auto& team : s.teams) quota.push_back(team.quota_gpus);
   std::vector<std::string> policy_files = options.policy_files;
@@ -71,10 +72,18 @@ Result<std::unique_ptr<Twin>> Twin::Create(Scenario scenario, const TwinOptions&
     t->sources_.push_back(
         NewGeneratorSource(g, s.teams[team], team, model, t->horizon_, MixSeed(s.seed, i)));
   }
+  std::vector<std::vector<model::Workload>> traced;
   for (const TraceSpec& spec : s.traces) {
     STEWARD_ASSIGN_OR_RETURN(TraceLoad load, LoadTrace(spec, s, t->cluster_));
-    t->sources_.push_back(NewListSource(std::move(load.workloads)));
+    traced.push_back(std::move(load.workloads));
   }
+  std::vector<model::Workload> all_traced;
+  for (const auto& list : traced) all_traced.insert(all_traced.end(), list.begin(), list.end());
+  STEWARD_ASSIGN_OR_RETURN(
+      t->placer_, Placer::Create(s, t->state_.get(), ExpectedPods(s, *t->state_, all_traced),
+                                 MixSeed(s.seed, 0x91ace)));
+  STEWARD_RETURN_IF_ERROR(t->CheckRoutes());
+  for (auto& list : traced) t->sources_.push_back(NewListSource(std::move(list)));
   for (size_t i = 0; i < t->sources_.size(); ++i) {
     const SimTime next = t->sources_[i]->NextTime();
     if (next <= t->horizon_)
@@ -345,6 +354,7 @@ void Twin::OnSample() {
   p.stranded_free_gpus = state_->stranded_free_gpus();
   p.largest_free_block = state_->largest_free_block();
   p.unavailable_gpus = state_->unavailable_gpus();
+  for (int pool = 0; pool < placer_->num_pools(); ++pool) p.pools.push_back(SamplePool(pool));
   series_.push_back(p);
   // Tenant share alert (the guide's case 2): checked at each sample, O(teams x kinds).
   alerts_.resize(scenario_.teams.size());
@@ -389,7 +399,7 @@ int Twin::TryPlace(model::WorkloadId id, int gpu_budget, bool* done) {
         run.reason = PendingReasonName(PendingReason::kQuotaExhausted);
         return placed;
       }
-      if (!PlacePods(run, 1, per_pod)) {
+      if (!PlacePods(run, 1, w.pod_sets[0])) {
         SetNoFitReason(run, per_pod);
         return placed;
       }
@@ -406,13 +416,14 @@ int Twin::TryPlace(model::WorkloadId id, int gpu_budget, bool* done) {
     *done = true;
     return placed;
   }
-  const size_t before = run.pods.size();
-  for (const auto& ps : w.pod_sets) {
-    if (!PlacePods(run, ps.count, ps.gpus_per_pod)) {
-      ReleasePods(run, before, /*rollback=*/true);  // A gang is all-or-nothing.
-      SetNoFitReason(run, w.TotalGpus());
-      return 0;
-    }
+  bool placed = PlaceGang(run);
+  if (!placed && Defragment(run)) {
+    placed = PlaceGang(run);
+    defrag_.jobs_placed += placed;
+  }
+  if (!placed) {
+    SetNoFitReason(run, w.TotalGpus());
+    return 0;
   }
   RecordWait(run);
   run.state = RunState::kStarting;
@@ -443,22 +454,22 @@ void Twin::MakePending(model::WorkloadId id) {
   RequestSchedule();
 }
 
-bool Twin::PlacePods(WorkloadRun& run, int pods, int gpus_per_pod) {
-  const size_t before = run.pods.size();
-  PodRequest req;
-  req.gpus = gpus_per_pod;
-  req.gpu_model = run.spec.gpu_model;
-  req.topology = run.spec.topology;
-  for (int i = 0; i < pods; ++i) {
-    req.near = run.pods.empty() ? model::kNoNode : run.pods.back().node;
-    const model::NodeId n = placer_->ChooseNode(*state_, req);
-    if (n == model::kNoNode) {
-      ReleasePods(run, before, /*rollback=*/true);
-      return false;
-    }
-    const uint64_t mask = state_->Allocate(n, gpus_per_pod);
-    SetOwner(n, mask, run.spec.id);
-    run.pods.push_back(PodAllocation{n, mask, next_pod_id_++, false});
+bool Twin::PlacePods(WorkloadRun& run, int pods, const model::PodSet& pod_set) {
+  std::vector<PodPlacement> placed;
+  if (!placer_->Place(run.spec, pod_set, pods, &placed)) return false;
+  const int8_t mig =
+      pod_set.mig_profile.empty() ? place::kNoMig : place::ParseMigProfile(pod_set.mig_profile);
+  for (const PodPlacement& p : placed) {
+    PodAllocation a;
+    a.node = p.node;
+    for (int i = 0; i < p.gpus.count; ++i) a.gpus |= uint64_t{1} << p.gpus.index[i];
+    a.pod_id = next_pod_id_++;
+    a.gpu_milli =
+        static_cast<int16_t>(mig != place::kNoMig ? place::kMilliPerGpu : pod_set.gpu_milli);
+    a.mig_profile = mig;
+    a.mig_start = p.gpus.mig_start;
+    run.pods.push_back(a);
+    state_->AddResident(p.node, run.spec.id);
   }
   Reaccount(run);
   return true;
@@ -469,8 +480,8 @@ void Twin::ReleasePods(WorkloadRun& run, size_t from, bool rollback) {
   int released = 0;
   for (size_t i = from; i < run.pods.size(); ++i) {
     const PodAllocation& p = run.pods[i];
-    SetOwner(p.node, p.gpus, -1);
-    state_->Release(p.node, p.gpus);
+    state_->ReleasePod(p.node, p.gpus, p.gpu_milli, p.mig_profile, p.mig_start);
+    state_->RemoveResident(p.node, w.id);
     released += std::popcount(p.gpus);
   }
   run.pods.resize(from);
@@ -498,8 +509,8 @@ void WorkloadUsage::Add(const WorkloadUsage& r, double h) {
 
 void Twin::Reaccount(WorkloadRun& run) {
   const model::Workload& w = run.spec;
-  int running = 0, starting = 0;
-  for (const auto& p : run.pods) (p.running ? running : starting) += std::popcount(p.gpus);
+  double running = 0, starting = 0;
+  for (const auto& p : run.pods) (p.running ? running : starting) += p.Share();
   const UsageRates r = run.idle ? IdleRates(w.usage) : ActiveRates(w.usage);
   WorkloadUsage next;
   next.allocated = running + starting;
@@ -580,17 +591,31 @@ void Twin::RecordWait(const WorkloadRun& run) {
   const double wait = (now_ - run.pending_since).ToSeconds();
   waits_by_tier_[static_cast<int>(run.spec.tier)].push_back(wait);
   waits_by_team_[run.spec.team].push_back(wait);
+  waits_by_pod_size_[PodSizeKey(run.spec)].push_back(wait);
 }
 
 void Twin::SetNoFitReason(WorkloadRun& run, int gpus_needed) {
-  const int free = state_->free_gpus(run.spec.gpu_model);
-  run.reason = PendingReasonName(free >= gpus_needed ? PendingReason::kFragmentation
-                                                     : PendingReason::kInsufficientCapacity);
+  // Free GPUs and the largest free block in the pools the workload may use.
+  const model::PodSet& ps = run.spec.pod_sets[0];
+  const std::vector<int> pools = placer_->Route(run.spec, ps);
+  int free = 0, block = 0;
+  for (int pool : pools) {
+    free += state_->free_gpus(run.spec.gpu_model, pool);
+    block = std::max(block, state_->largest_free_block(run.spec.gpu_model, pool));
+  }
+  run.reason = PendingReasonName(free >= gpus_needed && !pools.empty()
+                                     ? PendingReason::kFragmentation
+                                     : PendingReason::kInsufficientCapacity);
+  if (pools.empty()) {
+    run.reason_detail = fmt::format("no placement pool accepts its {}-GPU {} pods", ps.gpus_per_pod,
+                                    model::KindName(run.spec.kind));
+    return;
+  }
   run.reason_detail = fmt::format(
       "needs {} GPUs ({} per pod); {} free on schedulable nodes, "
       "largest free block {}",
-      gpus_needed, run.spec.pod_sets[0].gpus_per_pod, free,
-      state_->largest_free_block(run.spec.gpu_model));
+      gpus_needed, ps.SharesGpu() ? std::string("part of 1") : std::to_string(ps.gpus_per_pod),
+      free, block);
 }
 
 // ---- Report ----------------------------------------------------------------------------
@@ -603,7 +628,7 @@ Report Twin::BuildReport() const {
   r.total_gpus = cluster_.total_gpus();
   r.total_nodes = static_cast<int>(cluster_.nodes().size());
   r.admission_policy = std::string(admitter_->Name());
-  r.placement_policy = std::string(placer_->Name());
+  r.placement_policy = placer_->Name();
   r.events = events_;
   r.workloads_submitted = static_cast<int>(runs_.size());
   r.workloads_completed = completed_;
@@ -652,6 +677,11 @@ Report Twin::BuildReport() const {
     waits[static_cast<int>(run.spec.tier)].push_back((now_ - run.pending_since).ToSeconds());
     team_waits[run.spec.team].push_back((now_ - run.pending_since).ToSeconds());
   }
+  std::map<std::string, std::vector<double>> size_waits = waits_by_pod_size_;
+  for (const WorkloadRun& run : runs_)
+    if (run.state == RunState::kPending)
+      size_waits[PodSizeKey(run.spec)].push_back((now_ - run.pending_since).ToSeconds());
+  for (auto& [size, w] : size_waits) r.queue_wait_seconds_by_pod_size[size] = ComputePercentiles(w);
   for (size_t t = 0; t < scenario_.teams.size(); ++t)
     r.queue_wait_seconds_by_team[scenario_.teams[t].name] = ComputePercentiles(team_waits[t]);
   for (int t = 0; t < model::kNumTiers; ++t)
@@ -663,15 +693,29 @@ Report Twin::BuildReport() const {
   f.stranded_free_gpus = state_->stranded_free_gpus();
   f.whole_free_nodes = state_->whole_free_nodes();
   f.largest_single_node_job = state_->largest_free_block();
-  f.largest_gang_job = 0;
-  for (int m = 0; m < state_->num_models(); ++m) {
-    // A gang of whole nodes of one model; in a heterogeneous cluster nodes differ in size.
-    int gpus = 0;
-    for (int k = 1; k <= state_->max_gpus_per_node(); ++k)
-      for (model::NodeId n : state_->Bucket(m, k))
-        if (cluster_.node(n).gpu_capacity == k) gpus += k;
-    f.largest_gang_job = std::max({f.largest_gang_job, gpus, f.largest_single_node_job});
+  // A gang of whole nodes of one model inside one placement pool (or a single-node job).
+  f.largest_gang_job = std::max(state_->largest_gang_gpus(), f.largest_single_node_job);
+  for (int pool = 0; pool < placer_->num_pools(); ++pool) {
+    PoolReport pr;
+    pr.name = placer_->pool_name(pool);
+    pr.policy = std::string(placer_->pool_policy(pool));
+    for (model::NodeId n : state_->pool_nodes(pool)) {
+      ++pr.nodes;
+      pr.gpus += cluster_.node(n).gpu_capacity;
+    }
+    pr.free_gpus = state_->free_gpus(-1, pool);
+    pr.end = SamplePool(pool);
+    for (const TimePoint& p : series_) {
+      pr.mean_stranded_free_gpus += p.pools[pool].stranded_free_gpus;
+      pr.mean_largest_single_node_job += p.pools[pool].largest_single_node_job;
+    }
+    if (!series_.empty()) {
+      pr.mean_stranded_free_gpus /= static_cast<double>(series_.size());
+      pr.mean_largest_single_node_job /= static_cast<double>(series_.size());
+    }
+    r.pools.push_back(std::move(pr));
   }
+  r.defrag = defrag_;
   double stranded = 0, share = 0;
   for (const auto& p : series_) {
     stranded += p.stranded_free_gpus;

@@ -8,6 +8,7 @@
 // A Twin is single-threaded and owns its cluster, state and policies.
 #pragma once
 
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -89,6 +90,14 @@ struct PodAllocation {
   uint64_t gpus = 0;  // Bit mask of GPU indices on the node.
   int32_t pod_id = 0;
   bool running = false;
+  // GPU sharing: milli-GPU per GPU (1000 = whole), or a MIG instance (profile id of
+  // place/mig.h, 0 = none) starting at a memory slice.
+  int16_t gpu_milli = 1000;
+  int8_t mig_profile = 0;
+  int8_t mig_start = -1;
+  // The physical GPUs the pod holds: its GPUs, a fraction of one, or a MIG instance's compute
+  // share (1g.10gb = 1/7). Utilization accounting charges this; quota counts `gpus`.
+  double Share() const;
 };
 
 // The runtime state of one workload.
@@ -215,7 +224,7 @@ class Twin : private AdmissionHost, private TwinOps {
   void MakePending(model::WorkloadId id);
   // Places one pod set worth of pods; all-or-nothing. Returns false (and releases) if any
   // pod does not fit.
-  bool PlacePods(WorkloadRun& run, int pods, int gpus_per_pod);
+  bool PlacePods(WorkloadRun& run, int pods, const model::PodSet& pod_set);
   // Releases pods [from, end). A rollback (undoing a placement that never admitted) does not
   // tell the admitter, which never counted those GPUs.
   void ReleasePods(WorkloadRun& run, size_t from, bool rollback = false);
@@ -277,8 +286,25 @@ class Twin : private AdmissionHost, private TwinOps {
   void ScheduleWake(size_t controller);
   // Integrates unavailable GPUs up to `t` (capacity lost).
   void AccumulateUnavailable(SimTime t);
-  void SetOwner(model::NodeId n, uint64_t mask, model::WorkloadId owner);
   void FillFaultReport(Report& r) const;
+
+  // The GPU-hours Interrupt(run, ...) would count as lost if it ran now (its formula, for
+  // ranking defrag victims; the loss recorded is Interrupt's own).
+  double LostIfInterrupted(const WorkloadRun& run) const;
+
+  // Placement path (twin_placement.cc).
+  // Places every pod set of a gang all-or-nothing; false (nothing held) if any does not fit.
+  bool PlaceGang(WorkloadRun& run);
+  // Defragmenting preemption for a blocked job of whole-node pods: evicts the cheapest small
+  // preemptible workloads (within the per-cycle and per-hour bounds) to empty enough whole
+  // nodes; true if it evicted any.
+  bool Defragment(const WorkloadRun& run);
+  bool IsDefragVictim(const WorkloadRun& victim, const WorkloadRun& job, int node_gpus) const;
+  // The report key of a workload's pod size ("8", "1", "shared", ...).
+  static std::string PodSizeKey(const model::Workload& w);
+  PoolPoint SamplePool(int pool) const;
+  // Fails if some generator's pods are accepted by no placement pool.
+  Status CheckRoutes() const;
 
   Scenario scenario_;
   model::Cluster cluster_;
@@ -294,7 +320,6 @@ class Twin : private AdmissionHost, private TwinOps {
   std::vector<GpuFaultState> gpu_faults_;
   std::vector<NodeFaults> nodes_;
   std::vector<std::vector<model::NodeId>> rack_nodes_;
-  std::vector<model::WorkloadId> gpu_owner_;  // By GpuId; -1 = free.
   std::vector<PlannedFault> planned_;
   std::vector<PendingEviction> evictions_;  // Indexed by kEvictEnd events.
   std::vector<std::unique_ptr<TwinController>> controllers_;
@@ -328,6 +353,17 @@ class Twin : private AdmissionHost, private TwinOps {
   std::map<std::string, double> lost_by_cause_;
   std::vector<TenantAlert> alerts_;  // Indexed by team; team "" = never alerted.
   std::vector<TimePoint> series_;
+  std::map<std::string, std::vector<double>> waits_by_pod_size_;
+  DefragStats defrag_;
+  std::deque<SimTime> defrag_evictions_;  // Eviction times in the last hour.
+  SimTime defrag_cycle_time_ = SimTime::Never();
+  int defrag_cycle_victims_ = 0;
+  SimTime defrag_wakeup_ = SimTime::Never();  // A cycle queued for when the hour frees up.
+  // A defrag attempt that found no plan is not retried for the same job until the cluster or
+  // the budget changes: (job, placement change-log end, victims allowed) of the last failure.
+  model::WorkloadId defrag_failed_job_ = -1;
+  size_t defrag_failed_log_ = 0;
+  int defrag_failed_budget_ = -1;
   std::function<void(SimTime, SimTime)> progress_;
   std::function<void(SimTime, SimTime, const std::vector<UsageRecord>&)> on_window_;
   SimDuration window_;

@@ -3,6 +3,7 @@
 // event handlers; each one changes state at now() and then lets the loop react.
 #include <fmt/format.h>
 
+#include "place/mig.h"
 #include "twin/twin.h"
 
 namespace steward::twin {
@@ -19,6 +20,16 @@ Result<model::WorkloadId> Twin::Submit(model::Workload w) {
       return Status::InvalidArgument(
           fmt::format("pod set {}: gpus_per_pod {} outside 1..{} (the largest node)", ps.name,
                       ps.gpus_per_pod, state_->max_gpus_per_node()));
+    if (ps.gpu_milli < 1 || ps.gpu_milli > place::kMilliPerGpu)
+      return Status::InvalidArgument(
+          fmt::format("pod set {}: gpu_milli {} outside 1..1000", ps.name, ps.gpu_milli));
+    if (!ps.mig_profile.empty() && place::ParseMigProfile(ps.mig_profile) == place::kNoMig)
+      return Status::InvalidArgument(fmt::format("pod set {}: unknown MIG profile '{}' ({})",
+                                                 ps.name, ps.mig_profile,
+                                                 place::MigProfileNames()));
+    if (ps.SharesGpu() && ps.gpus_per_pod != 1)
+      return Status::InvalidArgument(
+          fmt::format("pod set {}: a pod that shares a GPU takes one GPU", ps.name));
   }
   if (w.duration.micros() <= 0) return Status::InvalidArgument("duration must be positive");
   if (w.kind == model::WorkloadKind::kInference) {

@@ -59,7 +59,6 @@ void CountErrors(int xid, GpuFaultState& g) {
 Status Twin::SetUpFaults() {
   const FaultSpec& spec = scenario_.faults;
   gpu_faults_.assign(cluster_.gpus().size(), GpuFaultState{});
-  gpu_owner_.assign(cluster_.gpus().size(), -1);
   nodes_.assign(cluster_.nodes().size(), NodeFaults{});
   rack_nodes_.assign(cluster_.num_racks(), {});
   for (model::NodeId n = 0; n < static_cast<model::NodeId>(cluster_.nodes().size()); ++n)
@@ -270,33 +269,38 @@ void Twin::RefreshNode(model::NodeId n) {
 }
 
 void Twin::StopOnGpu(model::NodeId n, model::GpuId g) {
-  const model::WorkloadId owner = gpu_owner_[g];
-  if (owner < 0) return;
-  WorkloadRun& run = runs_[owner];
-  run.fault_interrupted = true;
-  ++interruptions_;
-  if (run.spec.kind == model::WorkloadKind::kInference) {
-    const uint64_t bit = 1ULL << cluster_.gpu(g).index;
-    for (size_t i = 0; i < run.pods.size(); ++i)
-      if (run.pods[i].node == n && (run.pods[i].gpus & bit)) {
-        ++run.interruptions;
-        DropReplica(run, i);
-        return;
+  // Every workload with a pod on the GPU (several when it is shared or carved into MIG).
+  const uint64_t bit = 1ULL << cluster_.gpu(g).index;
+  std::vector<model::WorkloadId> owners;
+  for (model::WorkloadId w : state_->residents(n)) {
+    if (std::find(owners.begin(), owners.end(), w) != owners.end()) continue;
+    for (const PodAllocation& p : runs_[w].pods)
+      if (p.node == n && (p.gpus & bit)) {
+        owners.push_back(w);
+        break;
       }
-    return;
   }
-  Interrupt(run, LossCause::kFailure);
+  for (model::WorkloadId owner : owners) {
+    WorkloadRun& run = runs_[owner];
+    run.fault_interrupted = true;
+    ++interruptions_;
+    if (run.spec.kind == model::WorkloadKind::kInference) {
+      for (size_t i = 0; i < run.pods.size(); ++i)
+        if (run.pods[i].node == n && (run.pods[i].gpus & bit)) {
+          ++run.interruptions;
+          DropReplica(run, i);
+          break;
+        }
+      continue;
+    }
+    Interrupt(run, LossCause::kFailure);
+  }
 }
 
 void Twin::DropReplica(WorkloadRun& run, size_t index) {
   std::swap(run.pods[index], run.pods.back());
   ReleasePods(run, run.pods.size() - 1);
   if (run.state != RunState::kDone) MakePending(run.spec.id);
-}
-
-void Twin::SetOwner(model::NodeId n, uint64_t mask, model::WorkloadId owner) {
-  const model::GpuId first = cluster_.node(n).first_gpu;
-  for (; mask != 0; mask &= mask - 1) gpu_owner_[first + std::countr_zero(mask)] = owner;
 }
 
 void Twin::AccumulateUnavailable(SimTime t) {
@@ -345,25 +349,23 @@ void Twin::OnWake(const Event& e) {
 
 std::vector<NodeWorkloadInfo> Twin::WorkloadsOn(model::NodeId n) const {
   std::vector<NodeWorkloadInfo> out;
-  const model::Node& node = cluster_.node(n);
-  for (int i = 0; i < node.gpu_capacity; ++i) {
-    const model::WorkloadId w = gpu_owner_[node.first_gpu + i];
-    if (w < 0) continue;
+  for (model::WorkloadId w : state_->residents(n)) {  // One entry per pod on the node.
     auto it = std::find_if(out.begin(), out.end(), [&](const auto& x) { return x.id == w; });
-    if (it != out.end()) {
-      ++it->gpus;
-      continue;
+    if (it == out.end()) {
+      const model::Workload& spec = runs_[w].spec;
+      NodeWorkloadInfo info;
+      info.id = w;
+      info.name = spec.namespace_name + "/" + spec.name;
+      info.tier = spec.tier;
+      info.kind = spec.kind;
+      info.can_checkpoint = spec.checkpoint_interval.micros() > 0;
+      out.push_back(std::move(info));
     }
-    const model::Workload& spec = runs_[w].spec;
-    NodeWorkloadInfo info;
-    info.id = w;
-    info.name = spec.namespace_name + "/" + spec.name;
-    info.tier = spec.tier;
-    info.kind = spec.kind;
-    info.can_checkpoint = spec.checkpoint_interval.micros() > 0;
-    info.gpus = 1;
-    out.push_back(std::move(info));
   }
+  // GPUs each holds on the node (a shared GPU counts for every pod on it).
+  for (NodeWorkloadInfo& info : out)
+    for (const PodAllocation& p : runs_[info.id].pods)
+      if (p.node == n) info.gpus += std::popcount(p.gpus);
   std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
   return out;
 }

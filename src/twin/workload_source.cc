@@ -101,6 +101,13 @@ class GeneratorSource final : public WorkloadSource {
     const double active = u.active_hours.Sample(rng_);
     if (active >= 0) w.usage.active_duration = SecondsF(active * 3600);
     w.usage.idle_busy = u.idle_busy;
+    // Drawn last so scenarios without sharing keep their random streams.
+    const int milli =
+        static_cast<int>(std::clamp<long>(std::lround(spec_.gpu_milli.Sample(rng_)), 1, 1000));
+    for (model::PodSet& ps : w.pod_sets) {
+      ps.gpu_milli = milli;
+      ps.mig_profile = spec_.mig_profile;
+    }
     return w;
   }
 

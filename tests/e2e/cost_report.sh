@@ -32,7 +32,7 @@ SQL
 # CSV: a header plus one row per team.
 "$bin" cost report --db "$db" --window 1d --aggregate team --csv >"$tmp/c.csv"
 [ "$(wc -l <"$tmp/c.csv")" -eq 3 ] || fail "expected header + 2 rows, got: $(cat "$tmp/c.csv")"
-head -1 "$tmp/c.csv" | grep -q '^window_start,window_end,name,gpu_hours,' || fail "bad CSV header"
+head -1 "$tmp/c.csv" | grep -c '^window_start,window_end,name,gpu_hours,' >/dev/null || fail "bad CSV header"
 grep -q '^2026-01-01T00:00:00Z,2026-01-02T00:00:00Z,ml,4.0,4.0,0.0,3.0,2.0,8.0,0.0,8.0,0.5,0.75,2.0,2.0$' "$tmp/c.csv" \
   || fail "ml row wrong: $(grep ',ml,' "$tmp/c.csv")"
 
@@ -57,7 +57,7 @@ grep -q ',__idle__,3.85714,0.0,3.85714,' "$tmp/l.csv" || fail "no __idle__ row: 
 grep -q ',llm,' "$tmp/l.csv" && grep -q ',ui,' "$tmp/l.csv" || fail "label rows missing"
 
 # Text table and the monthly review.
-"$bin" cost report --db "$db" --window 1d --aggregate namespace | grep -q research || fail "table"
+"$bin" cost report --db "$db" --window 1d --aggregate namespace | grep -c research >/dev/null || fail "table"
 "$bin" cost review --db "$db" --top 1 --json >"$tmp/v.json"
 python3 -c "import json,sys; j=json.load(open(sys.argv[1])); assert [r['name'] for r in j['rows']]==['ml'], j" "$tmp/v.json" \
   || fail "review ranking"
@@ -70,7 +70,7 @@ grep -q 'illegal window' "$tmp/e" || fail "bad-window message: $(cat "$tmp/e")"
 [ ! -e "$tmp/missing.db" ] || fail "report created a ledger"
 
 # The cost model's prices.
-"$bin" cost prices --cost-model examples/cost/cost-model.yaml | grep -q '^H100 .*1.19315' || fail "prices"
+"$bin" cost prices --cost-model examples/cost/cost-model.yaml | grep -c '^H100 .*1.19315' >/dev/null || fail "prices"
 
 # serve: /allocation on a free loopback port.
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()')

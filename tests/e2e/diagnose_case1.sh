@@ -40,7 +40,7 @@ print("case 1: allocation %.4f, SM-active %.4f; diagnosis vs ledger (GPU-h): %s"
     d["allocation_rate"], d["sm_active_utilization"],
     ", ".join("%s %.0f/%.0f" % (c, got.get(c, 0), truth[c]) for c in sorted(truth))))
 PY
-"$bin" diagnose --twin "$scenario" --days 1 | grep -q "Recommendations"
+"$bin" diagnose --twin "$scenario" --days 1 | grep -c "Recommendations" >/dev/null
 
 # Thresholds and prices change the answer.
 printf 'zombie_minutes: 100000\n' >"$tmp/t.yaml"

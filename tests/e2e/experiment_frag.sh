@@ -29,7 +29,7 @@ assert len(j["alloc_ratio"]) == 131 and len(j["frag_ratio"]) == 131
 assert 95.5 < j["alloc_ratio"][130] < 98.5, j["alloc_ratio"][130]   # paper mean 97.18
 assert j["failed_pods"] > 0
 PY
-  head -1 "$tmp/r.csv" | grep -q '^workload,sc_policy,tune,seed,total_gpus,0,1,' || fail "CSV header"
+  head -1 "$tmp/r.csv" | grep -c '^workload,sc_policy,tune,seed,total_gpus,0,1,' >/dev/null || fail "CSV header"
   [ -f "$tmp/r_frag_ratio.csv" ] || fail "frag ratio CSV missing"
   grep -q '<svg' "$tmp/r.html" || fail "HTML has no SVG"
 fi

@@ -23,10 +23,10 @@ done
 [ -n "$port" ] || fail "serve printed no address"
 base="http://127.0.0.1:$port"
 for _ in $(seq 1 600); do
-  curl -sf "$base/api/overview" | grep -q '"finished":true' && break
+  curl -sf "$base/api/overview" | grep -c '"finished":true' >/dev/null && break
   sleep 0.1
 done
-curl -sf "$base/api/overview" | grep -q '"finished":true' || fail "the twin did not reach its horizon"
+curl -sf "$base/api/overview" | grep -c '"finished":true' >/dev/null || fail "the twin did not reach its horizon"
 
 curl -sf "$base/api/overview" -o "$tmp/o.json" || fail "GET /api/overview"
 python3 - "$tmp/o.json" <<'PY'
@@ -47,7 +47,7 @@ for p in nodes racks queues workloads incidents cost timeseries; do
   curl -sf "$base/api/$p" -o "$tmp/$p.json" || fail "GET /api/$p"
   python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$tmp/$p.json" || fail "/api/$p is not JSON"
 done
-curl -sf "$base/" | grep -q 'data-key="gpus_in_use"' || fail "dashboard page"
+curl -sf "$base/" | grep -c 'data-key="gpus_in_use"' >/dev/null || fail "dashboard page"
 
 # Controls.
 code=$(curl -s -o "$tmp/post.json" -w '%{http_code}' -X POST "$base/api/workloads" \

@@ -34,6 +34,6 @@ printf 'cluster:\n  gpu_models: [{name: H100}]\n  pools: [{name: p, nodes: 2, gp
 if "$bin" twin run "$tmp/typo.yaml" 2>"$tmp/err"; then fail "unknown field accepted"; fi
 grep -q "cluster.pools\[0\].gpus: unknown field" "$tmp/err" || fail "typo not named: $(cat "$tmp/err")"
 "$bin" twin run /nonexistent.yaml 2>/dev/null && fail "missing file accepted"
-"$bin" --help | grep -q twin || fail "--help lacks twin"
-"$bin" twin run --help | grep -q -- "--seed" || fail "twin run --help lacks --seed"
+"$bin" --help | grep -c twin >/dev/null || fail "--help lacks twin"
+"$bin" twin run --help | grep -c -- "--seed" >/dev/null || fail "twin run --help lacks --seed"
 echo "twin_cli: ok"

@@ -63,7 +63,7 @@ TEST(NodeStateTest, ReleaseUndoesApply) {
   EXPECT_EQ(c.node(0).gpu_free[1], 1000);
   EXPECT_EQ(c.node(0).pods, 0);
   EXPECT_EQ(c.used_gpu_milli(), 0);
-  EXPECT_EQ(c.change_log().size(), 2u);
+  EXPECT_EQ(c.log_end() - c.log_begin(), 2u);
 }
 
 }  // namespace

@@ -2,7 +2,6 @@
 
 #include <gtest/gtest.h>
 
-#include "twin/placer.h"
 #include "twin_test_util.h"
 
 namespace steward::twin {
@@ -46,42 +45,43 @@ TEST(ClusterStateTest, CordonedNodesLeavePlacement) {
   EXPECT_EQ(s.free_gpus(), 32);
 }
 
-TEST(PlacerTest, FirstFitTakesLowestNodeBinpackTakesFullest) {
+TEST(ClusterStateTest, BrokenGpusAreWithheldUntilRepaired) {
   model::Cluster c = FourNodes();
   ClusterState s(c);
-  s.Allocate(2, 6);  // node 2: 2 free
-  s.Allocate(3, 4);  // node 3: 4 free
-  auto first = NewPlacer("first-fit");
-  auto pack = NewPlacer("binpack");
-  ASSERT_TRUE(first.ok() && pack.ok());
-  PodRequest one{1, -1, model::kNoNode, model::TopologyPreference::kNone};
-  EXPECT_EQ((*first)->ChooseNode(s, one), 0);
-  EXPECT_EQ((*pack)->ChooseNode(s, one), 2);
-  PodRequest three{3, -1, model::kNoNode, model::TopologyPreference::kNone};
-  EXPECT_EQ((*pack)->ChooseNode(s, three), 3);
-  PodRequest eight{8, -1, model::kNoNode, model::TopologyPreference::kNone};
-  EXPECT_EQ((*pack)->ChooseNode(s, eight), 0);
-  s.Allocate(0, 8);
-  s.Allocate(1, 8);
-  EXPECT_EQ((*first)->ChooseNode(s, eight), model::kNoNode);
-}
-
-TEST(PlacerTest, TopologyPrefersTheNeighboursLeaf) {
-  // 8 nodes, leaves of 4: nodes 0-3 and 4-7.
-  Result<model::Cluster> c =
-      BuildCluster(testing::MustParse(testing::SmallScenarioYaml(8, "a:64", "")));
-  ClusterState s(*c);
-  auto first = NewPlacer("first-fit");
-  PodRequest req{8, -1, 5, model::TopologyPreference::kSameLeaf};
-  EXPECT_EQ((*first)->ChooseNode(s, req), 4);  // Same leaf as node 5, not node 0.
-  for (int n = 4; n < 8; ++n) s.Allocate(n, 8);
-  EXPECT_EQ((*first)->ChooseNode(s, req), 0);  // Leaf full: anywhere.
-}
-
-TEST(PlacerTest, UnknownNameListsValidOnes) {
-  auto p = NewPlacer("magic");
-  ASSERT_FALSE(p.ok());
-  EXPECT_NE(p.status().message().find("first-fit, binpack"), std::string::npos);
+  s.SetGpuBroken(0, 3, true);  // Free and broken: withheld at once.
+  EXPECT_EQ(s.free_mask(0), 0b11110111u);
+  EXPECT_EQ(s.unavailable_gpus(), 1);
+  EXPECT_EQ(s.allocated_gpus(), 0);
+  EXPECT_EQ(s.whole_free_nodes(), 3);
+  const uint64_t held = s.Allocate(1, 2);  // GPUs 0-1 of node 1.
+  s.SetGpuBroken(1, 0, true);              // Held: counted allocated until released.
+  EXPECT_EQ(s.broken_mask(1), 1u);
+  EXPECT_EQ(s.unavailable_gpus(), 1);
+  EXPECT_EQ(s.allocated_gpus(), 2);
+  s.Release(1, held);
+  EXPECT_EQ(s.free_mask(1), 0b11111110u);  // GPU 0 comes back withheld, not free.
+  EXPECT_EQ(s.unavailable_gpus(), 2);
+  EXPECT_EQ(s.allocated_gpus(), 0);
+  // A shared GPU that breaks takes no new pod; its capacity is withheld as its pods leave.
+  place::PodRequest shared;
+  shared.num_gpu = 1;
+  shared.gpu_milli = 400;
+  place::GpuList g;
+  g.Add(5);
+  s.placement().Apply(2, shared, g);
+  s.SetGpuBroken(2, 5, true);
+  EXPECT_EQ(s.placement().node(2).gpu_free[5], 0);
+  EXPECT_EQ(s.allocated_gpus(), 1);
+  s.ReleasePod(2, uint64_t{1} << 5, 400, place::kNoMig, -1);
+  EXPECT_EQ(s.unavailable_gpus(), 3);
+  s.SetGpuBroken(2, 5, false);  // Repaired: whole and free again.
+  s.SetGpuBroken(1, 0, false);
+  s.SetGpuBroken(0, 3, false);
+  EXPECT_EQ(s.unavailable_gpus(), 0);
+  EXPECT_EQ(s.free_gpus(), 32);
+  // Cordoning makes a node's free GPUs unavailable.
+  s.SetSchedulable(3, false);
+  EXPECT_EQ(s.unavailable_gpus(), 8);
 }
 
 }  // namespace

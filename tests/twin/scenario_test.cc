@@ -80,6 +80,31 @@ INSTANTIATE_TEST_SUITE_P(
                 "generators[0].usage.sm_active: must lie in [0, 1]"},
         BadCase{"integer_field_fraction", kCluster + "teams: [{name: a, quota_gpus: 8.5}]\n",
                 "teams[0].quota_gpus: must be an integer"},
+        BadCase{"unknown_mig_profile",
+                kCluster + "teams: [{name: a, quota_gpus: 8}]\ngenerators:\n"
+                           "  - {name: g, team: a, kind: notebook, arrival: {rate_per_hour: 1},\n"
+                           "     mig_profile: 1g.5gb}\n",
+                "bad.yaml:7:19: generators[0].mig_profile: unknown MIG profile '1g.5gb' "
+                "(1g.10gb, 1g.20gb, 2g.20gb, 3g.40gb, 4g.40gb, 7g.80gb)"},
+        BadCase{"mig_needs_capable_model",
+                kCluster + "teams: [{name: a, quota_gpus: 8}]\ngenerators:\n"
+                           "  - {name: g, team: a, kind: notebook, arrival: {rate_per_hour: 1},\n"
+                           "     mig_profile: 2g.20gb}\n",
+                "generators[0].mig_profile: no GPU model of the cluster is mig_capable"},
+        BadCase{"shared_pod_takes_one_gpu",
+                kCluster + "teams: [{name: a, quota_gpus: 8}]\ngenerators:\n"
+                           "  - {name: g, team: a, kind: batch, arrival: {rate_per_hour: 1},\n"
+                           "     gpus_per_pod: 2, gpu_milli: 500}\n",
+                "generators[0].gpus_per_pod: must be 1 for a pod that shares a GPU"},
+        BadCase{"gpu_milli_range",
+                kCluster + "teams: [{name: a, quota_gpus: 8}]\ngenerators:\n"
+                           "  - {name: g, team: a, kind: batch, arrival: {rate_per_hour: 1},\n"
+                           "     gpu_milli: 1500}\n",
+                "generators[0].gpu_milli: must lie in [1, 1000]"},
+        BadCase{"too_many_gpus_per_node",
+                "cluster:\n  gpu_models: [{name: H100}]\n  pools: [{name: p, nodes: 2, gpu_model: "
+                "H100, gpus_per_node: 32}]\nteams: []\n",
+                "cluster.pools[0].gpus_per_node: must lie in [1, 16]"},
         BadCase{"empty", "", "empty scenario"}),
     [](const auto& info) { return std::string(info.param.name); });
 
@@ -99,7 +124,8 @@ TEST(ScenarioTest, GeneratorQueueDefaultsToTheTeam) {
   Scenario s = testing::MustParse(testing::SmallScenarioYaml(
       2, "a:16",
       "generators:\n"
-      "  - {name: named, team: a, queue: lq-named, kind: batch, arrival: {process: once, count: 1}}\n"
+      "  - {name: named, team: a, queue: lq-named, kind: batch, arrival: {process: once, count: "
+      "1}}\n"
       "  - {name: plain, team: a, kind: batch, arrival: {process: once, count: 1}}\n"));
   auto t = Twin::Create(s);
   ASSERT_TRUE(t.ok()) << t.status().message();

@@ -53,7 +53,26 @@ TEST(TwinControlTest, SubmitRejectsBadWorkloads) {
   model::Workload none = Job(0, 1, 1, 1);
   none.pod_sets.clear();
   EXPECT_FALSE(t->Submit(none).ok());
+  model::Workload mig = Job(0, 1, 1, 1);
+  mig.pod_sets[0].mig_profile = "1g.5gb";  // An A100 40GB profile, not an H100 one.
+  EXPECT_NE(t->Submit(mig).status().message().find("unknown MIG profile '1g.5gb'"),
+            std::string::npos);
+  model::Workload wide = Job(0, 1, 2, 1);
+  wide.pod_sets[0].gpu_milli = 500;  // A shared-GPU pod takes one GPU.
+  EXPECT_FALSE(t->Submit(wide).ok());
   EXPECT_TRUE(t->runs().empty());
+}
+
+TEST(TwinControlTest, SubmittedMigPodHoldsASeventhOfAGpu) {
+  auto t = MakeTwin(1, "a:8");
+  model::Workload w = Job(0, 1, 1, 1);
+  w.pod_sets[0].mig_profile = "3g.40gb";
+  ASSERT_TRUE(t->Submit(w).ok());
+  t->RunUntil(kSimStart + Minutes(30));
+  EXPECT_EQ(t->state().allocated_gpus(), 1);
+  EXPECT_EQ(t->state().placement().node(0).mig_used[0], 0b1111'0000);  // Slices 4-7.
+  // 3/7 GPU for 1 h + 90 s.
+  EXPECT_NEAR(t->Run().allocated_gpu_hours, 3.0 / 7 * (1 + 90.0 / 3600), 1e-9);
 }
 
 TEST(TwinControlTest, CordonedNodeTakesNoNewPods) {

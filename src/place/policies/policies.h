@@ -17,5 +17,7 @@ std::unique_ptr<PlacementPolicy> NewFgdBestFitPolicy();
 std::unique_ptr<PlacementPolicy> NewFgdCpuPolicy();
 std::unique_ptr<PlacementPolicy> NewFgdCpuOnlinePolicy();
 std::unique_ptr<PlacementPolicy> NewFgdOnlinePolicy();
+std::unique_ptr<PlacementPolicy> NewFirstFitPolicy();
+std::unique_ptr<PlacementPolicy> NewBinpackPolicy();
 
 }  // namespace steward::place::internal
