@@ -23,7 +23,7 @@ function fail(message) {
   throw new Error(message);
 }
 
-async function waitFor(what, fn, timeoutMs = 30000) {
+async function waitFor(what, fn, timeoutMs = 60000) {
   const end = Date.now() + timeoutMs;
   let last;
   while (Date.now() < end) {
@@ -61,7 +61,7 @@ try {
   const port = await waitFor("the server's address", () => {
     const m = log.match(/http:\/\/127\.0\.0\.1:(\d+)\//);
     return m && Number(m[1]);
-  }, 20000);
+  }, 60000);
   const base = `http://127.0.0.1:${port}`;
   const api = async (path) => {
     const res = await fetch(base + path);
@@ -86,10 +86,10 @@ try {
   });
 
   await page.goto(base + "/");
-  await page.waitForSelector("body[data-ready='1']", { timeout: 20000 });
+  await page.waitForSelector("body[data-ready='1']", { timeout: 60000 });
   const firstSim = Number(await page.getAttribute("#sim-time", "data-value"));
   // Live updates: the page shows the horizon being reached without a reload.
-  await page.waitForSelector("#finished", { timeout: 30000 });
+  await page.waitForSelector("#finished", { timeout: 60000 });
   const lastSim = Number(await page.getAttribute("#sim-time", "data-value"));
   if (!(lastSim > firstSim)) fail(`sim time on the page did not advance (${firstSim} -> ${lastSim})`);
 
@@ -110,7 +110,7 @@ try {
   let cmp = await waitFor("page counters equal to /api/overview", async () => {
     const r = await compare();
     return r.diffs.length === 0 ? r : false;
-  }, 10000);
+  }, 30000);
   const keys = cmp.shown.map((c) => c.key);
   for (const k of ["gpus_in_use", "gpus_idle", "gpus_faulty", "gpus_cordoned", "workloads_pending"])
     if (!keys.includes(k)) fail(`no ${k} counter on the page`);
@@ -140,7 +140,7 @@ try {
   cmp = await waitFor("counters after cordon", async () => {
     const r = await compare();
     return r.diffs.length === 0 && r.o.gpus_cordoned === before.gpus_cordoned + idle.gpus_idle ? r : false;
-  }, 10000);
+  }, 30000);
   console.log(`cordoned ${idle.name}: gpus_cordoned ${before.gpus_cordoned} -> ${cmp.o.gpus_cordoned}, ` +
               `gpus_idle ${before.gpus_idle} -> ${cmp.o.gpus_idle}`);
 
@@ -150,13 +150,13 @@ try {
   const submitted = await waitFor("the submission to show", async () => {
     const m = (await page.textContent("#control-result")).match(/^submitted (\S+) for research/);
     return m && m[1];
-  }, 10000);
+  }, 30000);
   const job = await api(`/api/workloads/${encodeURIComponent(submitted)}`);
   const afterCordon = cmp.o;
   cmp = await waitFor("counters after submit", async () => {
     const r = await compare();
     return r.diffs.length === 0 && r.o.workloads_submitted === afterCordon.workloads_submitted + 1 ? r : false;
-  }, 10000);
+  }, 30000);
   console.log(`submitted ${job.name} (${job.state}, ${job.gpus_requested} GPUs): workloads_submitted ` +
               `${afterCordon.workloads_submitted} -> ${cmp.o.workloads_submitted}`);
 
@@ -186,7 +186,7 @@ try {
     const r = await compare();
     return r.diffs.length === 0 && r.o.gpus_faulty === beforeFault.gpus_faulty + 1 &&
       r.o.gpus_cordoned === beforeFault.gpus_cordoned + 7 ? r : false;
-  }, 10000);
+  }, 30000);
   const nodeAfter = await api(`/api/nodes/${idle2.name}`);
   if (!nodeAfter.cordoned || nodeAfter.remediation === "healthy")
     fail(`${idle2.name} after the fault: cordoned ${nodeAfter.cordoned}, remediation ${nodeAfter.remediation}`);
@@ -220,7 +220,7 @@ try {
   cmp = await waitFor("counters after the rack event", async () => {
     const r = await compare();
     return r.diffs.length === 0 && r.o.gpus_faulty === beforeRack.gpus_faulty + rackGpus ? r : false;
-  }, 10000);
+  }, 30000);
   const incidents = (await api("/api/incidents")).incidents;
   const rackInc = incidents.find((i) => i.scope === "rack" && i.subject === `rack-${rack.rack}`);
   if (!rackInc || rackInc.nodes.length !== rack.nodes.length)
