@@ -66,6 +66,14 @@ std::string Placer::Name() const {
   return s + ")";
 }
 
+void Placer::Observe(const model::Workload& w) {
+  for (const model::PodSet& ps : w.pod_sets) {
+    const place::PodRequest r = PodRequestOf(*state_, w, ps);
+    for (Pool& pool : pools_)
+      for (int i = 0; i < ps.count; ++i) pool.policy->Observe(r);
+  }
+}
+
 std::vector<int> Placer::Route(const model::Workload& w, const model::PodSet& ps) const {
   std::vector<int> out;
   const bool shared = ps.SharesGpu();

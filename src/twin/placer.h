@@ -45,7 +45,11 @@ class Placer {
   int num_pools() const { return static_cast<int>(pools_.size()); }
   const std::string& pool_name(int p) const { return pools_[p].name; }
   std::string_view pool_policy(int p) const { return pools_[p].policy->Name(); }
+  const place::PlacementPolicy& policy(int p) const { return *pools_[p].policy; }
 
+  // A workload arrived: its pods count once toward the typical-pod distribution of policies
+  // that learn online (fgd-cpu-online), whether or not they are ever placed.
+  void Observe(const model::Workload& w);
   // The pools that accept pods of `ps`, in the order they are tried (empty: none does).
   std::vector<int> Route(const model::Workload& w, const model::PodSet& ps) const;
   // The placement layer's request for one pod of `ps` in pool `pool`.

@@ -180,19 +180,26 @@ const WorkloadRun* Twin::FindRun(std::string_view name) const {
 
 void Twin::OnArrive(const Event& e) {
   WorkloadSource& src = *sources_[e.target];
+  model::Workload w = src.Take();
+  w.id = static_cast<model::WorkloadId>(runs_.size());
+  Accept(std::move(w));
+  const SimTime next = src.NextTime();
+  if (next <= horizon_) events_queue_.Push(next, EventKind::kArrive, e.target);
+}
+
+void Twin::Accept(model::Workload w) {
   WorkloadRun run;
-  run.spec = src.Take();
-  run.spec.id = static_cast<model::WorkloadId>(runs_.size());
+  run.spec = std::move(w);
   run.remaining = run.spec.duration;
   if (run.spec.kind == model::WorkloadKind::kInference) {
     run.desired_replicas = DesiredReplicas(run.spec, now_);
     services_.push_back(run.spec.id);
   }
+  placer_->Observe(run.spec);
+  const model::WorkloadId id = run.spec.id;
   runs_.push_back(std::move(run));
   ++pending_;
-  MakePending(runs_.back().spec.id);
-  const SimTime next = src.NextTime();
-  if (next <= horizon_) events_queue_.Push(next, EventKind::kArrive, e.target);
+  MakePending(id);
 }
 
 void Twin::OnSchedule() {

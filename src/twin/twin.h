@@ -220,6 +220,9 @@ class Twin : private AdmissionHost, private TwinOps {
   void Preempt(model::WorkloadId victim, model::WorkloadId preemptor) override;
   SimTime Now() const override { return now_; }  // AdmissionHost and TwinOps.
 
+  // Takes a new workload (an arrival or a submission; its id is already runs_.size()) into
+  // the run list and the admission queue.
+  void Accept(model::Workload w);
   void RequestSchedule();
   void MakePending(model::WorkloadId id);
   // Places one pod set worth of pods; all-or-nothing. Returns false (and releases) if any

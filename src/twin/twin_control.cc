@@ -42,17 +42,8 @@ Result<model::WorkloadId> Twin::Submit(model::Workload w) {
   if (w.namespace_name.empty()) w.namespace_name = scenario_.teams[w.team].namespace_name;
   w.id = static_cast<model::WorkloadId>(runs_.size());
   w.submit_time = now_;
-  WorkloadRun run;
-  run.spec = std::move(w);
-  run.remaining = run.spec.duration;
-  if (run.spec.kind == model::WorkloadKind::kInference) {
-    run.desired_replicas = DesiredReplicas(run.spec, now_);
-    services_.push_back(run.spec.id);
-  }
-  const model::WorkloadId id = run.spec.id;
-  runs_.push_back(std::move(run));
-  ++pending_;
-  MakePending(id);
+  const model::WorkloadId id = w.id;
+  Accept(std::move(w));
   return id;
 }
 

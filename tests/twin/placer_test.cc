@@ -270,5 +270,13 @@ TEST(DefragTwinTest, OffWhenDisabledAndOnlyForEligibleVictims) {
   EXPECT_EQ(ru.pending_by_reason.at("no_fit_fragmentation"), 1);
 }
 
+// Policies that learn typical pods online (fgd-cpu-online) see every arriving pod once.
+TEST(OnlinePolicyTest, ArrivalsTeachTheTypicalPods) {
+  PlacementSetup s(SmallScenarioYaml(2, "a:16", "policies: {placement: fgd-cpu-online}\n"));
+  const uint64_t before = s.placer->policy(0).ScoreEpoch();
+  s.placer->Observe(Job(model::WorkloadKind::kBatch, 1));
+  EXPECT_GT(s.placer->policy(0).ScoreEpoch(), before);  // It relearns at the first pod.
+}
+
 }  // namespace
 }  // namespace steward::twin
