@@ -434,6 +434,39 @@ int Twin::TryPlace(model::WorkloadId id, int gpu_budget, bool* done) {
   return w.TotalGpus();
 }
 
+bool Twin::FitsAfterPreempting(model::WorkloadId id,
+                               const std::vector<model::WorkloadId>& victims) const {
+  const model::Workload& w = runs_[id].spec;
+  // GPUs each victim would free, per node of the workload's model (broken ones stay withheld).
+  std::map<model::NodeId, int> freed;
+  for (model::WorkloadId v : victims)
+    for (const PodAllocation& p : runs_[v].pods) {
+      const model::Node& node = cluster_.node(p.node);
+      if (!state_->schedulable(p.node) || (w.gpu_model >= 0 && node.model != w.gpu_model)) continue;
+      freed[p.node] += std::popcount(p.gpus & ~state_->broken_mask(p.node));
+    }
+  // Pods of g GPUs a set of nodes holds = the sum over nodes of floor(free / g): exact for one
+  // pod size, since placement never splits a pod. Each pod set is checked on its own.
+  auto pods_that_fit = [&](int g) {
+    int64_t n = 0;
+    for (int m = 0; m < state_->num_models(); ++m) {
+      if (w.gpu_model >= 0 && m != w.gpu_model) continue;
+      for (int k = g; k <= state_->max_gpus_per_node(); ++k)
+        n += static_cast<int64_t>(state_->Bucket(m, k).size()) * (k / g);
+    }
+    for (const auto& [node, extra] : freed) {
+      const int before = state_->free_count(node);
+      n += (before + extra) / g - before / g;
+    }
+    return n;
+  };
+  if (w.kind == model::WorkloadKind::kInference)
+    return pods_that_fit(w.pod_sets[0].gpus_per_pod) >= 1;
+  for (const model::PodSet& ps : w.pod_sets)
+    if (pods_that_fit(ps.gpus_per_pod) < ps.count) return false;
+  return true;
+}
+
 // ---- Helpers ---------------------------------------------------------------------------
 
 void Twin::RequestSchedule() {

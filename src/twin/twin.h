@@ -218,6 +218,8 @@ class Twin : private AdmissionHost, private TwinOps {
     runs_[id].reason_detail = std::move(detail);
   }
   void Preempt(model::WorkloadId victim, model::WorkloadId preemptor) override;
+  bool FitsAfterPreempting(model::WorkloadId id,
+                           const std::vector<model::WorkloadId>& victims) const override;
   SimTime Now() const override { return now_; }  // AdmissionHost and TwinOps.
 
   void RequestSchedule();
