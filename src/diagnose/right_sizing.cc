@@ -78,20 +78,6 @@ void RequestHistory::AddDrivenGpuHours(double sm_active, double gpu_hours) {
   driven_gpu_hours_by_sm[bin] += gpu_hours;
 }
 
-void RequestHistory::AddWindow(double allocated, double startup, double idle, double over_request,
-                               double sm_active) {
-  if (gpus_per_pod < 1) return;
-  const double active = allocated - startup - idle;  // Running, not idle.
-  const double driven = active - over_request;
-  AddPodHours(0, idle / gpus_per_pod);
-  if (active > kEps) {
-    // GPUs of a pod driven: the driven share of its GPUs, a partly driven GPU counting as one.
-    const int k = static_cast<int>(std::ceil(gpus_per_pod * driven / active - 1e-6));
-    AddPodHours(k, active / gpus_per_pod);
-  }
-  if (driven > kEps) AddDrivenGpuHours(sm_active / driven, driven);
-}
-
 std::string_view MigProfile80Gb(int sevenths) {
   switch (sevenths) {
     case 1:
@@ -178,8 +164,9 @@ nlohmann::json RightSizingJson(const std::vector<RightSizing>& rows) {
   return a;
 }
 
-std::string RightSizingText(const std::vector<RightSizing>& rows) {
-  std::string o = "5. Right-sizing (per class and pod size; p95 over pod-hours)\n";
+std::string RightSizingText(const std::vector<RightSizing>& rows, double quantile) {
+  std::string o = fmt::format("5. Right-sizing (per class and pod size; p{} over pod-hours)\n",
+                              static_cast<int>(std::lround(100 * quantile)));
   int unchanged = 0;
   for (const RightSizing& r : rows) {
     if (r.gpu_hours_freed <= 0 && r.gpu_hours_freed_by_sharing <= 0 && r.driven_gpus > 0) {
@@ -190,6 +177,54 @@ std::string RightSizingText(const std::vector<RightSizing>& rows) {
   }
   o += fmt::format("   {} other class(es): requests match what they drive\n", unchanged);
   return o;
+}
+
+RightSizer::RightSizer(double idle_sm_active, RightSizingOptions options)
+    : idle_sm_active_(idle_sm_active), options_(options) {}
+
+Status RightSizer::Consume(const Snapshot&, const Frame& frame, const Catalog& catalog) {
+  const size_t pods = catalog.pods().size();
+  if (seen_.size() < pods) {
+    seen_.resize(pods, 0);
+    driven_.resize(pods, 0);
+    history_of_.resize(pods, -1);
+  }
+  for (const GpuReading& r : frame.gpus) {
+    if (r.pod < 0) continue;
+    ++seen_[r.pod];
+    if (ActivityOf(r) >= idle_sm_active_) ++driven_[r.pod];
+  }
+  // The builder lists every pod a GPU names, so this pass sets history_of_ for all of them.
+  for (const PodState& p : frame.pods) {
+    const int seen = seen_[p.pod], driven = driven_[p.pod];
+    seen_[p.pod] = driven_[p.pod] = 0;
+    history_of_[p.pod] = -1;
+    if (p.phase != PodPhase::kRunning || seen == 0 || p.workload < 0) continue;
+    const int requested = p.gpus > 0 ? p.gpus : seen;
+    const int32_t h = History(p, requested, catalog);
+    history_of_[p.pod] = h;
+    histories_[h].AddPodHours(driven, frame.hours);
+  }
+  for (const GpuReading& r : frame.gpus) {
+    if (r.pod < 0 || history_of_[r.pod] < 0) continue;
+    const double a = ActivityOf(r);
+    if (a >= idle_sm_active_) histories_[history_of_[r.pod]].AddDrivenGpuHours(a, frame.hours);
+  }
+  return Status::Ok();
+}
+
+int32_t RightSizer::History(const PodState& p, int requested, const Catalog& catalog) {
+  if (index_.size() <= static_cast<size_t>(p.workload)) index_.resize(p.workload + 1);
+  for (const auto& [gpus, at] : index_[p.workload])
+    if (gpus == requested) return at;
+  const int32_t h = static_cast<int32_t>(histories_.size());
+  index_[p.workload].push_back({requested, h});
+  RequestHistory n;
+  n.workload = catalog.name(p.workload);
+  n.workload_class = catalog.name(p.workload_class >= 0 ? p.workload_class : p.workload);
+  n.gpus_per_pod = requested;
+  histories_.push_back(std::move(n));
+  return h;
 }
 
 }  // namespace steward::diagnose

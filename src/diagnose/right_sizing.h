@@ -1,14 +1,16 @@
 // Right-sizing (issue 7 item 4): per workload class, what the pods asked for against what they
 // drove, turned into a recommended request and the GPU-hours it would free.
 //
-// Input is plain per-workload history, as histograms so a source streaming samples (the twin's
-// ground truth today, the DCGM series classifier later) keeps O(1) state per workload:
-//  - pod-hours by how many of the pod's GPUs were driven (a GPU is driven when it computes:
-//    activity above the idle threshold), and
+// History is kept as histograms, O(1) per workload, fed by RightSizer from the same frames the
+// waste classifier reads (so the twin, Prometheus and a bundle give one answer):
+//  - pod-hours by how many of the pod's GPUs were driven (computing: activity at or above the
+//    classifier's idle_sm_active), and
 //  - driven GPU-hours by their SM-active.
-// Per class and requested size (a class mixing 1- and 8-GPU pods gets one row per size):
+// Per class (ClassOf: the team and the pods' app.kubernetes.io/name, else the workload) and
+// requested size (a class mixing 1- and 8-GPU pods gets one row per size):
 //  - recommended GPUs per pod = the `quantile` (default p95) of GPUs driven per pod over
-//    pod-hours, at least 1; GPU-hours freed = (requested - recommended) x pod-hours;
+//    pod-hours, at least 1; GPU-hours freed = (requested - recommended) x pod-hours. Idle time
+//    counts as driving none, so a class idle over 95% of the time is sent to idle reclaim;
 //  - a 1-GPU pod whose driven GPUs' SM-active stays under share_below at the quantile is a
 //    sharing candidate: the smallest MIG instance whose share of the SMs (k/7) covers that
 //    SM-active; freed = (1 - k/7) x pod-hours. Memory is not checked (FB_USED must fit too).
@@ -20,6 +22,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
+
+#include "diagnose/frame.h"
 
 namespace steward::diagnose {
 
@@ -36,11 +40,6 @@ struct RequestHistory {
 
   void AddPodHours(int driven, double pod_hours);
   void AddDrivenGpuHours(double sm_active, double gpu_hours);
-  // A window summarized as GPU-hours by what the GPUs did (the twin's ground truth):
-  // `allocated` held, of which `startup` while starting, `idle` with the workload idle (driving
-  // nothing) and `over_request` never driven; the rest was driven, `sm_active` of it SM-active.
-  void AddWindow(double allocated, double startup, double idle, double over_request,
-                 double sm_active);
 };
 
 struct RightSizingOptions {
@@ -72,6 +71,31 @@ std::string_view MigProfile80Gb(int sevenths);
 
 nlohmann::json RightSizingJson(const std::vector<RightSizing>& rows);
 // The rows that change something, as the diagnose report's section.
-std::string RightSizingText(const std::vector<RightSizing>& rows);
+std::string RightSizingText(const std::vector<RightSizing>& rows, double quantile);
+
+// Builds per-workload request histories from frames: for each bound, running pod, how many of
+// its GPUs computed in the sample (activity >= idle_sm_active) and at what SM-active. Pods
+// still starting are not usage history.
+class RightSizer : public FrameSink {
+ public:
+  RightSizer(double idle_sm_active, RightSizingOptions options);
+
+  Status Consume(const Snapshot& raw, const Frame& frame, const Catalog& catalog) override;
+  std::vector<RightSizing> Result() const { return RightSize(histories_, options_); }
+
+ private:
+  double idle_sm_active_;
+  RightSizingOptions options_;
+  std::vector<RequestHistory> histories_;
+  // (workload name id, requested GPUs per pod) -> index in histories_.
+  std::vector<std::vector<std::pair<int, int32_t>>> index_;
+  // The history of workload p.workload's pods of `requested` GPUs (created on first use).
+  int32_t History(const PodState& p, int requested, const Catalog& catalog);
+
+  // Per frame, by pod id: GPUs seen and driven (reset through the pods the frame lists), and
+  // the history the pod's samples go to (-1: none, e.g. still starting).
+  std::vector<int> seen_, driven_;
+  std::vector<int32_t> history_of_;
+};
 
 }  // namespace steward::diagnose

@@ -68,8 +68,9 @@ struct UsageSpec {
   double idle_busy = 0.0;
 };
 
-// The label the twin puts on every generated workload: its generator's name.
-inline constexpr std::string_view kGeneratorLabel = "steward.io/generator";
+// The label the twin puts on every generated workload: its generator's name, the job template
+// or application it comes from (Kubernetes' recommended app.kubernetes.io/name).
+inline constexpr std::string_view kGeneratorLabel = "app.kubernetes.io/name";
 
 struct GeneratorSpec {
   std::string name;
@@ -92,7 +93,7 @@ struct GeneratorSpec {
   std::string mig_profile;  // "" = none; else a MIG profile name (place/mig.h).
   UsageSpec usage;
   // Labels of every workload it makes; the twin adds kGeneratorLabel = the generator's name
-  // (the job template a workload comes from, as an app label would say).
+  // unless they set it.
   std::map<std::string, std::string> labels;
   // Inference services: replica range over the day.
   int min_replicas = 1;

@@ -53,7 +53,7 @@ for k in ("allocation_rate", "sm_active_utilization", "allocated_gpu_hours", "wo
 
 # The diagnosis of the naive run finds the causes the after run addresses ...
 wb, wa = db["waste_gpu_hours_by_cause"], da["waste_gpu_hours_by_cause"]
-for cause in ("zombie", "over_request", "queueing", "fragmentation"):
+for cause in ("zombie", "over_request", "queueing"):
     assert wb.get(cause, 0) > 0, cause
     assert any(r["cause"] == cause for r in db["recommendations"]), cause
 # ... and right-sizing says what the over-requesting templates should ask for; the after

@@ -196,8 +196,18 @@ TEST(ScenarioTest, GeneratedWorkloadsCarryTheirLabelsAndGenerator) {
   ASSERT_EQ((*t)->runs().size(), 1u);
   EXPECT_EQ((*t)->runs()[0].spec.labels,
             (std::map<std::string, std::string>{{"app", "jupyter"},
-                                                {"steward.io/generator", "nb"},
+                                                {"app.kubernetes.io/name", "nb"},
                                                 {"steward.io/reclaim-exempt", "true"}}));
+  // A generator's own app.kubernetes.io/name wins over its name.
+  Scenario named = testing::MustParse(testing::SmallScenarioYaml(
+      2, "a:16",
+      "generators:\n"
+      "  - {name: nb, team: a, kind: notebook, arrival: {process: once, count: 1},"
+      " labels: {app.kubernetes.io/name: jupyterlab}}\n"));
+  auto n = Twin::Create(named);
+  ASSERT_TRUE(n.ok());
+  (*n)->RunUntil(kSimStart);
+  EXPECT_EQ((*n)->runs()[0].spec.labels.at("app.kubernetes.io/name"), "jupyterlab");
 }
 
 }  // namespace
