@@ -1,5 +1,6 @@
 # Steward's modules, lowest first. Dependencies point one way:
-#   model <- place, govern <- twin <- telemetry <- health <- server <- cli; cost <- server
+#   model <- place, govern <- twin <- telemetry <- health <- server <- cli; cost <- server;
+#   twin <- reclaim <- cli
 # Each module is declared once here with its DEPS; a module may exist before its code does.
 # Every module the CLI links is listed in STEWARD_CLI_DEPS.
 steward_module(model)
@@ -42,6 +43,8 @@ target_sources(steward_twin PRIVATE ${CMAKE_BINARY_DIR}/generated/default_scenar
 steward_module(telemetry DEPS twin model)
 target_link_libraries(steward_telemetry PUBLIC steward_httplib)
 steward_module(health DEPS telemetry model)
+# Idle reclaim: a twin controller (twin/controller.h), like the remediation loop in health.
+steward_module(reclaim DEPS twin model)
 steward_module(cost DEPS model)
 # Diagnosis reads DCGM series (telemetry), kubectl node lists (health) and prices (cost).
 steward_module(diagnose DEPS health telemetry twin cost model)
@@ -49,4 +52,4 @@ steward_module(diagnose DEPS health telemetry twin cost model)
 target_link_libraries(steward_cost PUBLIC steward_httplib)
 steward_module(server DEPS twin telemetry health model)
 include(${PROJECT_SOURCE_DIR}/cmake/dashboard.cmake)
-set(STEWARD_CLI_DEPS server diagnose twin place govern telemetry health cost model)
+set(STEWARD_CLI_DEPS server diagnose reclaim twin place govern telemetry health cost model)

@@ -6,7 +6,7 @@ packages=(
   g++ cmake ninja-build pkg-config
   libyaml-cpp-dev nlohmann-json3-dev libfmt-dev libcli11-dev libsqlite3-dev sqlite3
   libcpp-httplib-dev libgtest-dev libgmock-dev libbenchmark-dev
-  python3 curl prometheus
+  python3 python3-yaml curl prometheus
   chromium
 )
 # The dashboard's browser test runs node (playwright-core from npm); a machine without node

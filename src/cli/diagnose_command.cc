@@ -31,6 +31,7 @@ struct DiagnoseArgs {
   std::string cost_model;
   std::string team_label = "team";
   std::string workload_label = "steward.io/workload";
+  std::string class_label = "app.kubernetes.io/name";
   std::string step;
   // Twin.
   double days = 0;
@@ -91,6 +92,7 @@ void Run(const DiagnoseArgs& a) {
   diagnose::Attribution attribution;
   attribution.team_label = a.team_label;
   attribution.workload_label = a.workload_label;
+  attribution.class_label = a.class_label;
   std::optional<int64_t> step_ms;
   if (!a.step.empty()) {
     Result<int64_t> s = DurationMs("--step", a.step);
@@ -209,6 +211,9 @@ void RegisterDiagnoseCommands(CLI::App& app) {
   cmd->add_option("--team-label", a->team_label, "Pod label naming the team (default: team)");
   cmd->add_option("--workload-label", a->workload_label,
                   "Pod label naming the workload (default: steward.io/workload)");
+  cmd->add_option("--class-label", a->class_label,
+                  "Pod label naming the job template right-sizing groups by, per team "
+                  "(default: app.kubernetes.io/name; without it, per workload)");
   cmd->add_option("--step", a->step,
                   "Sampling step, e.g. 5m (twin and Prometheus default 5m; bundle default: "
                   "bundle.json or the scrape spacing)");

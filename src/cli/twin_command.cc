@@ -31,6 +31,8 @@ struct RunArgs {
   std::string ledger;
   double ledger_window_minutes = 60;
   std::string remediation_db = ":memory:";
+  bool reclaim = false;          // Idle reclaim on, enforcing (overrides the scenario).
+  bool reclaim_dry_run = false;  // Idle reclaim on, recording only.
 };
 
 // Writes the twin's per-workload usage windows into the SQLite showback ledger that
@@ -93,6 +95,10 @@ void RunTwin(const RunArgs& a) {
     std::cerr << "steward: " << scenario.status().message() << "\n";
     Fail();
   }
+  if (a.reclaim || a.reclaim_dry_run) {
+    scenario->reclaim.enabled = true;
+    scenario->reclaim.dry_run = a.reclaim_dry_run;
+  }
   twin::TwinOptions options;
   options.days = a.days;
   options.seed = a.seed;
@@ -121,6 +127,10 @@ void RunTwin(const RunArgs& a) {
   if (!ledger_status->ok()) Fail();
   if (setup->remediation && !setup->remediation->status().ok()) {
     std::cerr << "steward: remediation: " << setup->remediation->status().message() << "\n";
+    Fail();
+  }
+  if (setup->reclaim && !setup->reclaim->status().ok()) {
+    std::cerr << "steward: reclaim: " << setup->reclaim->status().message() << "\n";
     Fail();
   }
   if (!a.html.empty()) {
@@ -273,6 +283,14 @@ void RegisterTwinCommands(CLI::App& app) {
   run->add_flag("--quiet", args->quiet, "Never print progress");
   run->add_option("--remediation-db", args->remediation_db,
                   "SQLite file for the remediation loop's state (default: in memory)");
+  auto* reclaim = run->add_flag("--reclaim", args->reclaim,
+                                "Idle reclaim on and enforcing: notify, then stop idle workloads "
+                                "(the scenario's reclaim section, or its defaults: notebooks, "
+                                "SM-active < 5%, notice at 30 min, reclaim at 60 min)");
+  run->add_flag("--reclaim-dry-run", args->reclaim_dry_run,
+                "Idle reclaim on in dry-run mode: count notices and would-be reclaims, stop "
+                "nothing")
+      ->excludes(reclaim);
   run->callback([args] { RunTwin(*args); });
 
   auto ex = std::make_shared<ExplainArgs>();

@@ -12,6 +12,7 @@ Result<TwinSetup> CreateTwin(twin::Scenario scenario, const twin::TwinOptions& o
   STEWARD_ASSIGN_OR_RETURN(setup.twin, twin::Twin::Create(std::move(scenario), options));
   STEWARD_ASSIGN_OR_RETURN(setup.remediation,
                            health::AttachRemediation(*setup.twin, remediation_db));
+  STEWARD_ASSIGN_OR_RETURN(setup.reclaim, reclaim::AttachReclaim(*setup.twin));
   return setup;
 }
 

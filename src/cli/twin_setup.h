@@ -1,6 +1,6 @@
 // How every command builds a twin: the scenario's twin plus the controllers its scenario asks
-// for (the remediation loop), so `twin run`, `twin explain`, `twin nodes`, `health overview`,
-// `serve` and `metrics serve` all simulate the same world.
+// for (the remediation loop, idle reclaim), so `twin run`, `twin explain`, `twin nodes`, `health
+// overview`, `serve` and `metrics serve` all simulate the same world.
 #pragma once
 
 #include <memory>
@@ -8,6 +8,7 @@
 
 #include "health/remediation/twin_remediation.h"
 #include "model/status.h"
+#include "reclaim/idle_reclaimer.h"
 #include "twin/twin.h"
 
 namespace steward::cli {
@@ -15,6 +16,7 @@ namespace steward::cli {
 struct TwinSetup {
   std::unique_ptr<twin::Twin> twin;
   health::TwinRemediation* remediation = nullptr;  // Owned by the twin; null when disabled.
+  reclaim::IdleReclaimer* reclaim = nullptr;       // Owned by the twin; null when disabled.
 };
 
 // `remediation_db`: the remediation store (SQLite); ":memory:" keeps it in memory.

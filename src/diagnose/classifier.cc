@@ -31,25 +31,13 @@ double PriceFor(const cost::CostModel& m, std::string_view name) {
   return m.UsdPerGpuHour(name);
 }
 
-// The sample's activity: SM_ACTIVE, else GR_ENGINE_ACTIVE, else GPU_UTIL / 100, clamped to
-// [0, 1]; 0 when none is exported.
-double Activity(const GpuReading& r) {
-  double a = 0;
-  if (Present(r.sm_active)) {
-    a = r.sm_active;
-  } else if (Present(r.gr_engine_active)) {
-    a = r.gr_engine_active;
-  } else if (Present(r.gpu_util)) {
-    a = r.gpu_util / 100;
-  }
-  return std::clamp(a, 0.0, 1.0);
-}
-
 }  // namespace
 
 Classifier::Classifier(Thresholds thresholds, cost::CostModel cost_model)
     : t_(thresholds),
       cost_model_(std::move(cost_model)),
+      right_sizer_(thresholds.idle_sm_active,
+                   RightSizingOptions{thresholds.right_size_quantile, thresholds.share_sm_active}),
       zombie_hours_(thresholds.zombie_minutes / 60) {}
 
 double Classifier::PriceOfName(int32_t name_id, const Catalog& catalog) {
@@ -126,7 +114,7 @@ void Classifier::CloseHold(int32_t gpu) {
 void Classifier::Sample(int32_t gpu, const GpuReading& r, const PodState& pod, double dt) {
   GpuState& g = gpus_[gpu];
   WorkloadTotals& w = workloads_[pod.workload];
-  const double a = Activity(r);
+  const double a = ActivityOf(r);
   const double util = Present(r.gpu_util) ? r.gpu_util : 100 * a;
   allocated_ += dt;
   sm_active_ += a * dt;
@@ -167,7 +155,7 @@ void Classifier::Sample(int32_t gpu, const GpuReading& r, const PodState& pod, d
   }
 }
 
-Status Classifier::Consume(const Snapshot&, const Frame& frame, const Catalog& catalog) {
+Status Classifier::Consume(const Snapshot& raw, const Frame& frame, const Catalog& catalog) {
   ++frame_no_;
   if (frame_no_ == 1) first_ms_ = frame.time_ms;
   last_ms_ = frame.time_ms;
@@ -203,7 +191,7 @@ Status Classifier::Consume(const Snapshot&, const Frame& frame, const Catalog& c
     if (r.pod < 0) {
       CloseHold(r.gpu);
       ++free_on_node_[cg.node];
-      const double a = Activity(r);
+      const double a = ActivityOf(r);
       if (a >= t_.idle_sm_active || (Present(r.fb_used) && r.fb_used >= t_.fb_held_mib))
         unmapped_busy_ += dt;
       continue;
@@ -216,7 +204,7 @@ Status Classifier::Consume(const Snapshot&, const Frame& frame, const Catalog& c
     Sample(r.gpu, r, pod, dt);
   }
   ClusterWaste(frame, catalog);
-  return Status::Ok();
+  return right_sizer_.Consume(raw, frame, catalog);
 }
 
 void Classifier::ClusterWaste(const Frame& frame, const Catalog& catalog) {
@@ -407,6 +395,7 @@ Diagnosis Classifier::Result(const Diagnosis::Source& source) const {
         "dcgm-exporter's pod mapping is off (those GPUs count as free)",
         unmapped_busy_));
   }
+  d.right_sizing = right_sizer_.Result();
   if (frame_no_ == 0) d.warnings.push_back("no frames: the source had no data in the window");
   return d;
 }

@@ -28,6 +28,7 @@
 #include "cost/waste_cause.h"
 #include "diagnose/diagnosis.h"
 #include "diagnose/frame.h"
+#include "diagnose/right_sizing.h"
 #include "diagnose/thresholds.h"
 
 namespace steward::diagnose {
@@ -78,6 +79,7 @@ class Classifier : public FrameSink {
 
   Thresholds t_;
   cost::CostModel cost_model_;
+  RightSizer right_sizer_;  // Same frames, same idle threshold.
   double zombie_hours_;
   uint32_t frame_no_ = 0;
   int64_t first_ms_ = 0, last_ms_ = 0;

@@ -117,7 +117,10 @@ nlohmann::json ToJson(const Diagnosis& d) {
                      {"low_sm_active", t.low_sm_active},
                      {"low_tensor_active", t.low_tensor_active},
                      {"recommend_share", t.recommend_share},
-                     {"top_n", t.top_n}};
+                     {"top_n", t.top_n},
+                     {"right_size_quantile", t.right_size_quantile},
+                     {"share_sm_active", t.share_sm_active}};
+  j["right_sizing"] = RightSizingJson(d.right_sizing);
   j["warnings"] = d.warnings;
   return j;
 }
@@ -151,6 +154,7 @@ std::string ToText(const Diagnosis& d) {
   for (const auto& r : d.recommendations)
     o += fmt::format("   [{}] {:.0f} GPU-h, {:.0f} {}: {}\n", r.cause, r.gpu_hours, r.usd,
                      d.currency, r.action);
+  o += RightSizingText(d.right_sizing, d.thresholds.right_size_quantile);
   for (const auto& w : d.warnings) o += "warning: " + w + "\n";
   return o;
 }

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "diagnose/right_sizing.h"
 #include "diagnose/thresholds.h"
 
 namespace steward::diagnose {
@@ -64,6 +65,7 @@ struct Diagnosis {
     double gpu_hours = 0, usd = 0;
   };
   std::vector<Recommendation> recommendations;  // Largest waste first.
+  std::vector<RightSizing> right_sizing;        // Largest GPU-hours freed first.
   std::vector<std::string> warnings;
 };
 

@@ -116,6 +116,7 @@ Status FrameBuilder::Add(const Snapshot& snap) {
     if (!m.from_object) {
       m.team = catalog_.InternName(TeamOf(p, attribution_));
       m.workload = catalog_.InternName(WorkloadOf(p, attribution_));
+      m.workload_class = catalog_.InternName(ClassOf(p, attribution_));
       m.product = p.gpu_product.empty() ? -1 : catalog_.InternName(p.gpu_product);
       m.from_object = true;
     }
@@ -128,6 +129,7 @@ Status FrameBuilder::Add(const Snapshot& snap) {
     s.node = m.node;
     s.team = m.team;
     s.workload = m.workload;
+    s.workload_class = m.workload_class;
     s.product = m.product;
     s.gpus = p.gpus;
     s.phase = p.phase;
@@ -178,12 +180,14 @@ Status FrameBuilder::Add(const Snapshot& snap) {
           bare.name = cp.name;
           m.team = catalog_.InternName(TeamOf(bare, attribution_));
           m.workload = catalog_.InternName(WorkloadOf(bare, attribution_));
+          m.workload_class = m.workload;
         }
         PodState ps;
         ps.pod = reading.pod;
         ps.node = catalog_.gpus()[g].node;
         ps.team = m.team;
         ps.workload = m.workload;
+        ps.workload_class = m.workload_class;
         ps.phase = PodPhase::kRunning;
         f.pods.push_back(ps);
       }

@@ -89,12 +89,27 @@ struct GpuReading {
   double fb_used = kAbsent;           // DCGM_FI_DEV_FB_USED, MiB.
 };
 
+// A sample's activity: SM_ACTIVE, else GR_ENGINE_ACTIVE, else GPU_UTIL / 100, clamped to
+// [0, 1]; 0 when none is exported.
+inline double ActivityOf(const GpuReading& r) {
+  double a = 0;
+  if (Present(r.sm_active)) {
+    a = r.sm_active;
+  } else if (Present(r.gr_engine_active)) {
+    a = r.gr_engine_active;
+  } else if (Present(r.gpu_util)) {
+    a = r.gpu_util / 100;
+  }
+  return a < 0 ? 0 : a > 1 ? 1 : a;
+}
+
 struct PodState {
   int32_t pod = -1;
   int32_t node = -1;  // -1 = not bound.
   int32_t team = -1;  // Name ids.
   int32_t workload = -1;
-  int32_t product = -1;  // Required product (nodeSelector); -1 = any.
+  int32_t workload_class = -1;  // Right-sizing class (ClassOf), a name id.
+  int32_t product = -1;         // Required product (nodeSelector); -1 = any.
   int gpus = 0;
   PodPhase phase = PodPhase::kRunning;
   PodWait wait = PodWait::kNone;
@@ -166,7 +181,7 @@ class FrameBuilder {
   std::vector<Slot> slots_;
   std::vector<uint32_t> gpu_stamp_, pod_stamp_;  // Frame number that last used each id.
   struct PodMeta {                               // Per pod id: attribution resolved once.
-    int32_t team = -1, workload = -1, product = -1;
+    int32_t team = -1, workload = -1, workload_class = -1, product = -1;
     bool from_object = false;  // Else a default from the DCGM labels, replaced by an object.
     std::string node_name;     // The node it was last bound to, and its id.
     int32_t node = -1;

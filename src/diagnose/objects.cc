@@ -296,4 +296,10 @@ std::string WorkloadOf(const PodObject& pod, const Attribution& a) {
   return pod.namespace_name + "/" + name;
 }
 
+std::string ClassOf(const PodObject& pod, const Attribution& a) {
+  if (auto it = pod.labels.find(a.class_label); it != pod.labels.end() && !it->second.empty())
+    return TeamOf(pod, a) + "/" + it->second;
+  return WorkloadOf(pod, a);
+}
+
 }  // namespace steward::diagnose

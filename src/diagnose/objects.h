@@ -65,9 +65,14 @@ struct Attribution {
   // Pod label naming the workload; without it the controller owner (a ReplicaSet's hash suffix
   // dropped, so Deployment pods group), without that the pod itself.
   std::string workload_label = "steward.io/workload";
+  // Pod label naming the job template or application a pod comes from: right-sizing groups the
+  // pods of a team that share it. The twin puts its generator's name there.
+  std::string class_label = "app.kubernetes.io/name";
 };
 std::string TeamOf(const PodObject& pod, const Attribution& a);
 // "namespace/workload".
 std::string WorkloadOf(const PodObject& pod, const Attribution& a);
+// The right-sizing class: "team/<class label>", or the workload (WorkloadOf) without the label.
+std::string ClassOf(const PodObject& pod, const Attribution& a);
 
 }  // namespace steward::diagnose

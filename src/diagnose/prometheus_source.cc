@@ -83,6 +83,7 @@ Status RunPrometheusSource(const PrometheusSourceOptions& o, FrameBuilder& build
   };
   const std::string team_label = KsmLabel("label", o.attribution.team_label);
   const std::string workload_label = KsmLabel("label", o.attribution.workload_label);
+  const std::string class_label = KsmLabel("label", o.attribution.class_label);
   const std::string product_selector = KsmLabel("nodeselector", kGpuProductLabel);
   const std::string product_label = KsmLabel("label", kGpuProductLabel);
 
@@ -163,6 +164,8 @@ Status RunPrometheusSource(const PrometheusSourceOptions& o, FrameBuilder& build
             p->pod.labels[o.attribution.team_label] = it->second;
           if (auto it = l.find(workload_label); it != l.end())
             p->pod.labels[o.attribution.workload_label] = it->second;
+          if (auto it = l.find(class_label); it != l.end())
+            p->pod.labels[o.attribution.class_label] = it->second;
         }));
     STEWARD_RETURN_IF_ERROR(range(of_gpu_pods(last(kKsmPodNodeSelectors)),
                                   [&](StepData& d, const PromLabels& l, double) {

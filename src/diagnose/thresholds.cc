@@ -30,6 +30,8 @@ const Field kFields[] = {
     {"low_tensor_active", &Thresholds::low_tensor_active, nullptr, 0, 1},
     {"recommend_share", &Thresholds::recommend_share, nullptr, 0, 1},
     {"top_n", nullptr, &Thresholds::top_n, 0, 1e6},
+    {"right_size_quantile", &Thresholds::right_size_quantile, nullptr, 0.5, 1},
+    {"share_sm_active", &Thresholds::share_sm_active, nullptr, 0, 1},
 };
 
 std::string ValidKeys() {

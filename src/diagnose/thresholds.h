@@ -35,6 +35,11 @@ struct Thresholds {
   double recommend_share = 0.02;
   // Rows in each top-N list.
   int top_n = 5;
+  // Right-sizing (right_sizing.h): the quantile, over pod-hours, of GPUs driven per pod that
+  // becomes the recommended request, and the SM-active (at that quantile) under which a 1-GPU
+  // pod is a candidate for a MIG slice.
+  double right_size_quantile = 0.95;
+  double share_sm_active = 0.5;
 };
 
 // Sets `key` (a field name above) from `value`; validates the range. Errors name the key.

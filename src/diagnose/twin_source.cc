@@ -94,7 +94,9 @@ class TwinPods {
       const twin::Scenario& s = twin_.scenario();
       o.namespace_name = w.namespace_name;
       o.name = telemetry::PodNameOf(w, index);
-      o.labels = {{"team", s.teams[w.team].name}, {"steward.io/workload", w.name}};
+      o.labels = w.labels;  // Its generator's app.kubernetes.io/name among them.
+      o.labels["team"] = s.teams[w.team].name;
+      o.labels["steward.io/workload"] = w.name;
       o.owner_kind = "Job";
       o.owner_name = w.name;
       o.container = std::string(telemetry::ContainerOf(w, index));

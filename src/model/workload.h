@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -79,6 +80,9 @@ struct Workload {
   std::string namespace_name;
   std::string queue;           // LocalQueue name.
   std::string priority_class;  // WorkloadPriorityClass name.
+  // Kubernetes labels of its pods (exemptions from idle reclaim, right-sizing classes, ledger
+  // aggregation by label:KEY).
+  std::map<std::string, std::string> labels;
   Tier tier = Tier::kDev;
   WorkloadKind kind = WorkloadKind::kBatch;
   std::vector<PodSet> pod_sets;

@@ -34,6 +34,11 @@ class AdmissionHost {
   // Evicts a running workload to make room (preemption): its progress since the last
   // checkpoint is lost, its pods are released (Released() is called) and it is requeued.
   virtual void Preempt(model::WorkloadId victim, model::WorkloadId preemptor) = 0;
+  // Whether `id`'s next placement would find nodes if `victims` released their GPUs. Quota is
+  // not placement: a preemption that frees quota but no node the workload fits on throws the
+  // victims' work away for nothing (and when they are readmitted at once, repeats forever).
+  virtual bool FitsAfterPreempting(model::WorkloadId id,
+                                   const std::vector<model::WorkloadId>& victims) const = 0;
   virtual SimTime Now() const = 0;
 };
 

@@ -1,10 +1,15 @@
 // The plug-in point for controllers that act on the twin over simulated time: the remediation
-// loop (health/twin_remediation.h) today; idle reclaim, defragmentation and the like later.
+// loop (health/twin_remediation.h), idle reclaim (reclaim/idle_reclaimer.h); defragmentation
+// and the like later.
 //
 // A controller observes signals the simulated cluster emits (an XID on a node, a node's GPUs
-// disappearing), and acts only through TwinOps: cordon, list and evict workloads, mark a node
-// repaired. It never touches the twin's state directly, so the twin's invariants (allocation,
-// accounting, determinism) stay in one place.
+// disappearing; if it asks, workloads' usage changing and GPUs changing hands), and acts only
+// through TwinOps: cordon, list, evict and stop workloads, mark a node repaired. It never
+// touches the twin's state directly, so the twin's invariants (allocation, accounting,
+// determinism) stay in one place.
+//
+// Workload signals (kUsage, kGpusTaken, kGpusFreed) arrive in the middle of the twin's
+// bookkeeping (a placement, a release): a controller only records them and acts from OnWake.
 //
 // Time: the twin calls OnSignal as a signal happens and OnWake at the controller's
 // NextDeadline(); it re-reads NextDeadline() after every call into the controller. A
@@ -26,17 +31,24 @@ namespace steward::twin {
 
 struct Report;
 
-// Something a node agent (DCGM, NPD, the device plugin) would report.
+// Something a node agent (DCGM, NPD, the device plugin) or the API server would report.
 struct TwinSignal {
   enum class Kind : uint8_t {
     kXid,          // The driver logged `xid` on GPU `gpu` of the node (-1: every GPU).
     kGpusMissing,  // The device plugin stopped advertising the node's GPUs (NPD GPUMissing).
     kGpusBack,     // ... and advertises them again.
+    // Only to controllers that ObservesWorkloads() (they are frequent: every placement, start,
+    // idle phase and release):
+    kUsage,      // `workload`'s GPUs or usage rates changed (what DCGM would show moved).
+    kGpusTaken,  // `workload` was given GPUs `gpus` (bit mask of indices) of `node`.
+    kGpusFreed,  // `workload` gave GPUs `gpus` of `node` back.
   };
   Kind kind = Kind::kXid;
   model::NodeId node = model::kNoNode;
   int gpu = -1;
   int xid = 0;
+  model::WorkloadId workload = -1;
+  uint64_t gpus = 0;
   SimTime at;
 };
 
@@ -48,6 +60,21 @@ struct NodeWorkloadInfo {
   model::WorkloadKind kind = model::WorkloadKind::kBatch;
   bool can_checkpoint = false;  // Has a checkpoint interval: saves within an eviction's grace.
   int gpus = 0;                 // GPUs it holds on this node.
+};
+
+// A workload as a controller sees it now: what it is, and what the GPUs it holds are doing (the
+// sums DCGM would report over its GPUs).
+struct WorkloadView {
+  const model::Workload* spec = nullptr;  // Valid until the controller's call returns.
+  std::string_view team;
+  bool running = false;  // Its pods run (not pending, starting or done).
+  int gpus = 0;          // GPUs it holds now, starting or running.
+  double busy = 0;       // GPU_UTIL-style busy GPU-equivalents now.
+  double sm_active = 0;  // SM-active GPU-equivalents now.
+  // When it would release its GPUs on its own if nothing stopped it (services: the horizon),
+  // capped at the run's horizon. The twin's ground truth, which a real controller lacks: for
+  // counterfactual accounting in reports only, never for decisions.
+  SimTime natural_end;
 };
 
 // What a controller may do to the twin. Implemented by the Twin.
@@ -73,6 +100,12 @@ class TwinOps {
   virtual Status Repair(model::NodeId n) = 0;
   // What a validation diagnostic (DCGM diag) would find: every GPU healthy and advertised.
   virtual bool Healthy(model::NodeId n) const = 0;
+  // Workload `w` now. NotFound for an id that never arrived.
+  virtual Result<WorkloadView> View(model::WorkloadId w) const = 0;
+  // Stops `w` for good, as an idle culler scales a notebook to zero (its volume is kept; the
+  // user starts a new one if they come back): its GPUs are released now, nothing is lost or
+  // restarted, and it leaves the run as stopped. FailedPrecondition unless it holds GPUs.
+  virtual Status Stop(model::WorkloadId w) = 0;
 };
 
 class TwinController {
@@ -85,6 +118,8 @@ class TwinController {
   virtual std::string_view Name() const = 0;
   // Called once, when the controller is added to a twin; `ops` outlives the controller's use.
   virtual Status Attach(TwinOps& ops) = 0;
+  // True: also receive kUsage, kGpusTaken and kGpusFreed signals.
+  virtual bool ObservesWorkloads() const { return false; }
   virtual void OnSignal(const TwinSignal& /*signal*/) {}
   virtual void OnWake(SimTime /*now*/) {}
   // Earliest simulated time the controller wants OnWake; Never() = no timer.

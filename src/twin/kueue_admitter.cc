@@ -161,6 +161,14 @@ class KueueAdmitter final : public Admitter {
     govern::Decision d = engine_->TryAdmit(req, host.Now());
     if (!allow_borrow && d.borrows) return false;  // Second pass.
     if (d.mode == govern::AdmissionMode::kNeedsPreemption) {
+      std::vector<model::WorkloadId> victims;
+      for (const auto& v : d.victims)
+        victims.push_back(static_cast<model::WorkloadId>(v.workload_id));
+      if (!host.FitsAfterPreempting(id, victims)) {
+        host.SetPendingReason(id, PendingReasonName(PendingReason::kFragmentation),
+                              "preempting would free quota but no node its pods fit on");
+        return false;
+      }
       // Evict the victims (each loses its work since its last checkpoint), then retry.
       for (const auto& v : d.victims)
         host.Preempt(static_cast<model::WorkloadId>(v.workload_id), id);

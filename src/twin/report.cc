@@ -63,6 +63,53 @@ nlohmann::json FaultsJson(const FaultReport& f) {
   return j;
 }
 
+nlohmann::json ReclaimJson(const ReclaimReport& c) {
+  nlohmann::json by_team = nlohmann::json::object();
+  for (const auto& [team, h] : c.gpu_hours_reclaimed_by_team) by_team[team] = R(h, 2);
+  return {{"enabled", c.enabled},
+          {"dry_run", c.dry_run},
+          {"notify_after_minutes", R(c.notify_after_minutes, 2)},
+          {"reclaim_after_minutes", R(c.reclaim_after_minutes, 2)},
+          {"idle_sm_active_below", R(c.idle_sm_active_below)},
+          {"kinds", c.kinds},
+          {"notifications", c.notifications},
+          {"reclaims", c.reclaims},
+          {"reclaims_by_kind", c.reclaims_by_kind},
+          {"exempted", c.exempted},
+          {"would_reclaim", c.would_reclaim},
+          {"gpu_hours_reclaimed", R(c.gpu_hours_reclaimed, 2)},
+          {"gpu_hours_reclaimed_by_team", by_team},
+          {"would_reclaim_gpu_hours", R(c.would_reclaim_gpu_hours, 2)},
+          {"gpu_hours_reused", R(c.gpu_hours_reused, 2)}};
+}
+
+// One line per figure of the reclaim section, shared by the text and HTML reports.
+std::vector<std::pair<std::string, std::string>> ReclaimLines(const ReclaimReport& c) {
+  std::string kinds;
+  for (const auto& k : c.kinds) kinds += (kinds.empty() ? "" : ", ") + k;
+  std::vector<std::pair<std::string, std::string>> v = {
+      {"mode", c.dry_run ? "dry run (records, stops nothing)" : "enforcing"},
+      {"policy", fmt::format("SM-active < {:.0f}%: notice after {:.0f} min, reclaim after {:.0f} "
+                             "min; kinds {}",
+                             100 * c.idle_sm_active_below, c.notify_after_minutes,
+                             c.reclaim_after_minutes, kinds)},
+      {"notifications", std::to_string(c.notifications)},
+      {"exempted (by label)", std::to_string(c.exempted)}};
+  if (c.dry_run) {
+    v.push_back({"would reclaim (GPU-hours)",
+                 fmt::format("{} ({:.0f})", c.would_reclaim, c.would_reclaim_gpu_hours)});
+  } else {
+    v.push_back({"reclaimed (GPU-hours handed back)",
+                 fmt::format("{} ({:.0f})", c.reclaims, c.gpu_hours_reclaimed)});
+    v.push_back(
+        {"reused by other work",
+         fmt::format(
+             "{:.0f} GPU-hours ({:.1f}% of reclaimed)", c.gpu_hours_reused,
+             c.gpu_hours_reclaimed > 0 ? 100 * c.gpu_hours_reused / c.gpu_hours_reclaimed : 0.0)});
+  }
+  return v;
+}
+
 }  // namespace
 
 nlohmann::json ToJson(const Report& r) {
@@ -78,7 +125,8 @@ nlohmann::json ToJson(const Report& r) {
   j["workloads"] = {{"submitted", r.workloads_submitted},
                     {"completed", r.workloads_completed},
                     {"running", r.workloads_running},
-                    {"pending", r.workloads_pending}};
+                    {"pending", r.workloads_pending},
+                    {"stopped", r.workloads_stopped}};
   j["capacity_gpu_hours"] = R(r.capacity_gpu_hours, 2);
   j["allocated_gpu_hours"] = R(r.allocated_gpu_hours, 2);
   j["busy_gpu_hours"] = R(r.busy_gpu_hours, 2);
@@ -90,6 +138,7 @@ nlohmann::json ToJson(const Report& r) {
   j["interruptions"] = r.interruptions;
   j["lost_gpu_hours"] = R(r.lost_gpu_hours, 2);
   j["faults"] = FaultsJson(r.faults);
+  j["reclaim"] = ReclaimJson(r.reclaim);
   const Fragmentation& f = r.fragmentation;
   j["fragmentation"] = {{"free_gpus", f.free_gpus},
                         {"stranded_free_gpus", f.stranded_free_gpus},
@@ -269,6 +318,10 @@ std::string ToText(const Report& r) {
                        fr.tickets, fr.nodes_quarantined));
     else
       line("remediation", "off (no controller attached)");
+  }
+  if (r.reclaim.enabled) {
+    out += "\nIdle reclaim\n";
+    for (const auto& [k, v] : ReclaimLines(r.reclaim)) line(k, v);
   }
   out += "\nPending by reason\n";
   for (const auto& [reason, n] : r.pending_by_reason) line(reason, std::to_string(n));
@@ -527,6 +580,12 @@ std::string ToHtml(const Report& r) {
     h += fmt::format("<tr><td>{}</td><td>{}</td><td>{:.0f}</td><td>{:.0f}</td><td>{:.0f}</td></tr>",
                      Escape(size), p.count, p.p50, p.p95, p.p99);
   h += "</table>\n";
+  if (r.reclaim.enabled) {
+    h += "<h2>Idle reclaim</h2><table>";
+    for (const auto& [k, v] : ReclaimLines(r.reclaim))
+      h += fmt::format("<tr><td>{}</td><td>{}</td></tr>", Escape(k), Escape(v));
+    h += "</table>\n";
+  }
   h += fmt::format(
       "<p>{} events &middot; {} workloads submitted, {} completed, {} interruptions ({:.0f} "
       "GPU-hours lost)</p>",

@@ -117,6 +117,30 @@ struct FaultReport {
   int nodes_quarantined = 0;
 };
 
+// Idle reclaim (issue 7 item 3), filled by an attached reclaim controller
+// (reclaim/idle_reclaimer.h); `enabled` false when none is attached. Counts are over the run.
+struct ReclaimReport {
+  bool enabled = false;
+  bool dry_run = false;
+  double notify_after_minutes = 0;
+  double reclaim_after_minutes = 0;
+  double idle_sm_active_below = 0;
+  std::vector<std::string> kinds;  // In reclaim order.
+  int notifications = 0;           // Idle streaks that reached notify_after (a dry run too).
+  int reclaims = 0;                // Workloads stopped.
+  std::map<std::string, int> reclaims_by_kind;
+  int exempted = 0;       // Idle streaks that reached reclaim_after on an exempt workload.
+  int would_reclaim = 0;  // Dry run: the reclaims it would have made.
+  // GPU-hours the stopped workloads would still have held had they run to their natural end
+  // (capped at the horizon): the capacity handed back (the twin's ground truth).
+  double gpu_hours_reclaimed = 0;
+  std::map<std::string, double> gpu_hours_reclaimed_by_team;
+  double would_reclaim_gpu_hours = 0;  // Dry run: the same for the would-be reclaims.
+  // GPU-hours other workloads held on the reclaimed GPUs inside those windows (from each
+  // reclaim to the stopped workload's natural end): the reclaimed capacity put to use.
+  double gpu_hours_reused = 0;
+};
+
 struct Report {
   std::string scenario;
   uint64_t seed = 0;
@@ -130,6 +154,7 @@ struct Report {
   int workloads_completed = 0;
   int workloads_running = 0;
   int workloads_pending = 0;
+  int workloads_stopped = 0;  // Stopped for good by a controller (idle reclaim).
   int interruptions = 0;      // Stops by faults (GPU XIDs, other failures) and drains.
   double lost_gpu_hours = 0;  // Work thrown away by interruptions of any cause.
 
@@ -158,6 +183,7 @@ struct Report {
   double alert_tenant_share = 0;
   std::vector<TenantAlert> tenant_alerts;
   FaultReport faults;
+  ReclaimReport reclaim;
   std::vector<TimePoint> series;
 };
 

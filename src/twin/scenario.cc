@@ -174,6 +174,21 @@ Status Positive(const Reader& r, const YAML::Node& at, const std::string& field,
   return r.Error(at, field, allow_zero ? "must be >= 0" : "must be > 0");
 }
 
+// A map of string labels (`key: value`), as Kubernetes labels.
+Status ParseLabels(const Reader& r, const YAML::Node& map, const char* key, const std::string& path,
+                   std::map<std::string, std::string>* out) {
+  const YAML::Node l = map[key];
+  if (!l) return Status::Ok();
+  const std::string field = Reader::Join(path, key);
+  if (!l.IsMap()) return r.Error(l, field, "must be a mapping");
+  for (const auto& kv : l) {
+    std::string v;
+    STEWARD_RETURN_IF_ERROR(r.Scalar(kv.second, field + "." + kv.first.Scalar(), &v));
+    (*out)[kv.first.Scalar()] = v;
+  }
+  return Status::Ok();
+}
+
 Status ParseUsage(const Reader& r, const YAML::Node& n, const std::string& path, UsageSpec* u) {
   STEWARD_RETURN_IF_ERROR(
       r.CheckKeys(n, path,
@@ -246,7 +261,8 @@ Status ParseGenerator(const Reader& r, const YAML::Node& n, const std::string& p
                                        "usage",
                                        "min_replicas",
                                        "max_replicas",
-                                       "peak_hour"}));
+                                       "peak_hour",
+                                       "labels"}));
   STEWARD_RETURN_IF_ERROR(r.Get(n, "name", path, &g->name, true));
   STEWARD_RETURN_IF_ERROR(r.Get(n, "team", path, &g->team, true));
   STEWARD_RETURN_IF_ERROR(r.Get(n, "queue", path, &g->queue));
@@ -314,6 +330,7 @@ Status ParseGenerator(const Reader& r, const YAML::Node& n, const std::string& p
   STEWARD_RETURN_IF_ERROR(ParseSharing(r, n, path, g));
   if (YAML::Node u = n["usage"])
     STEWARD_RETURN_IF_ERROR(ParseUsage(r, u, path + ".usage", &g->usage));
+  STEWARD_RETURN_IF_ERROR(ParseLabels(r, n, "labels", path, &g->labels));
   STEWARD_RETURN_IF_ERROR(r.Get(n, "min_replicas", path, &g->min_replicas));
   STEWARD_RETURN_IF_ERROR(r.Get(n, "max_replicas", path, &g->max_replicas));
   STEWARD_RETURN_IF_ERROR(r.Get(n, "peak_hour", path, &g->peak_hour));
@@ -355,14 +372,7 @@ Status ParsePool(const Reader& r, const YAML::Node& n, const std::string& path, 
   STEWARD_RETURN_IF_ERROR(r.Get(n, "driver_version", path, &p->driver_version));
   STEWARD_RETURN_IF_ERROR(r.Get(n, "toolkit_version", path, &p->toolkit_version));
   STEWARD_RETURN_IF_ERROR(r.Get(n, "device_plugin_version", path, &p->device_plugin_version));
-  if (YAML::Node l = n["labels"]) {
-    if (!l.IsMap()) return r.Error(l, path + ".labels", "must be a mapping");
-    for (const auto& kv : l) {
-      std::string v;
-      STEWARD_RETURN_IF_ERROR(r.Scalar(kv.second, path + ".labels." + kv.first.Scalar(), &v));
-      p->labels[kv.first.Scalar()] = v;
-    }
-  }
+  STEWARD_RETURN_IF_ERROR(ParseLabels(r, n, "labels", path, &p->labels));
   if (YAML::Node t = n["taints"]) {
     if (!t.IsSequence()) return r.Error(t, path + ".taints", "must be a list");
     for (size_t i = 0; i < t.size(); ++i) {
@@ -597,11 +607,57 @@ Status ParseRemediation(const Reader& r, const YAML::Node& m, RemediationSpec* o
   return Status::Ok();
 }
 
+Status ParseReclaim(const Reader& r, const YAML::Node& m, ReclaimSpec* out) {
+  const std::string path = "reclaim";
+  STEWARD_RETURN_IF_ERROR(
+      r.CheckKeys(m, path,
+                  {"enabled", "dry_run", "notify_after_minutes", "reclaim_after_minutes",
+                   "idle_sm_active_below", "kinds", "exempt_labels"}));
+  STEWARD_RETURN_IF_ERROR(r.Get(m, "enabled", path, &out->enabled));
+  STEWARD_RETURN_IF_ERROR(r.Get(m, "dry_run", path, &out->dry_run));
+  STEWARD_RETURN_IF_ERROR(r.Get(m, "notify_after_minutes", path, &out->notify_after_minutes));
+  STEWARD_RETURN_IF_ERROR(Positive(r, m["notify_after_minutes"], path + ".notify_after_minutes",
+                                   out->notify_after_minutes, true));
+  STEWARD_RETURN_IF_ERROR(r.Get(m, "reclaim_after_minutes", path, &out->reclaim_after_minutes));
+  if (!(out->reclaim_after_minutes > out->notify_after_minutes))
+    return r.Error(m["reclaim_after_minutes"] ? m["reclaim_after_minutes"] : m,
+                   path + ".reclaim_after_minutes",
+                   fmt::format("must be greater than notify_after_minutes ({}): the notice comes "
+                               "before the reclaim",
+                               out->notify_after_minutes));
+  STEWARD_RETURN_IF_ERROR(r.Get(m, "idle_sm_active_below", path, &out->idle_sm_active_below));
+  if (!(out->idle_sm_active_below > 0 && out->idle_sm_active_below <= 1))
+    return r.Error(m["idle_sm_active_below"], path + ".idle_sm_active_below", "must lie in (0, 1]");
+  if (YAML::Node k = m["kinds"]) {
+    if (!k.IsSequence() || k.size() == 0)
+      return r.Error(k, path + ".kinds", "must be a non-empty list of workload kinds");
+    out->kinds.clear();
+    for (size_t i = 0; i < k.size(); ++i) {
+      const std::string field = fmt::format("{}.kinds[{}]", path, i);
+      std::string text;
+      STEWARD_RETURN_IF_ERROR(r.Scalar(k[i], field, &text));
+      model::WorkloadKind kind;
+      if (!model::ParseKind(text, &kind))
+        return r.Error(
+            k[i], field,
+            fmt::format("unknown kind '{}' (inference, training, notebook, batch)", text));
+      if (std::find(out->kinds.begin(), out->kinds.end(), kind) != out->kinds.end())
+        return r.Error(k[i], field, fmt::format("kind '{}' is listed twice", text));
+      out->kinds.push_back(kind);
+    }
+  }
+  if (m["exempt_labels"]) {
+    out->exempt_labels.clear();  // The scenario's list replaces the default.
+    STEWARD_RETURN_IF_ERROR(ParseLabels(r, m, "exempt_labels", path, &out->exempt_labels));
+  }
+  return Status::Ok();
+}
+
 Status ParseRoot(const Reader& r, const YAML::Node& root, Scenario* s) {
   STEWARD_RETURN_IF_ERROR(
       r.CheckKeys(root, "",
                   {"name", "seed", "horizon_days", "sample_minutes", "cluster", "teams",
-                   "generators", "traces", "policies", "faults", "remediation"}));
+                   "generators", "traces", "policies", "faults", "remediation", "reclaim"}));
   STEWARD_RETURN_IF_ERROR(r.Get(root, "name", "", &s->name));
   STEWARD_RETURN_IF_ERROR(r.Get(root, "seed", "", &s->seed));
   STEWARD_RETURN_IF_ERROR(r.Get(root, "horizon_days", "", &s->horizon_days));
@@ -702,6 +758,7 @@ Status ParseRoot(const Reader& r, const YAML::Node& root, Scenario* s) {
   if (YAML::Node f = root["faults"]) STEWARD_RETURN_IF_ERROR(ParseFaults(r, f, &s->faults));
   if (YAML::Node m = root["remediation"])
     STEWARD_RETURN_IF_ERROR(ParseRemediation(r, m, &s->remediation));
+  if (YAML::Node m = root["reclaim"]) STEWARD_RETURN_IF_ERROR(ParseReclaim(r, m, &s->reclaim));
   return Status::Ok();
 }
 

@@ -68,6 +68,10 @@ struct UsageSpec {
   double idle_busy = 0.0;
 };
 
+// The label the twin puts on every generated workload: its generator's name, the job template
+// or application it comes from (Kubernetes' recommended app.kubernetes.io/name).
+inline constexpr std::string_view kGeneratorLabel = "app.kubernetes.io/name";
+
 struct GeneratorSpec {
   std::string name;
   std::string team;
@@ -88,6 +92,9 @@ struct GeneratorSpec {
   Distribution gpu_milli = Distribution::Constant(1000);
   std::string mig_profile;  // "" = none; else a MIG profile name (place/mig.h).
   UsageSpec usage;
+  // Labels of every workload it makes; the twin adds kGeneratorLabel = the generator's name
+  // unless they set it.
+  std::map<std::string, std::string> labels;
   // Inference services: replica range over the day.
   int min_replicas = 1;
   int max_replicas = 1;
@@ -224,6 +231,25 @@ struct RemediationSpec {
   double repair_failure_probability = 0.05;
 };
 
+// Idle reclaim (reclaim/idle_reclaimer.h, docs/reclaim.md): a workload of one of `kinds` whose
+// GPUs stay idle (SM-active per held GPU below idle_sm_active_below) gets a notice after
+// notify_after_minutes and is stopped after reclaim_after_minutes of the same idle streak,
+// unless one of exempt_labels matches its labels ("*" matches any value). When several are due
+// at once, `kinds` order decides who goes first. A dry run records notices and would-be
+// reclaims and stops nothing. Defaults from ../shared/docs/util-cost-facts.md §4: SM-active
+// < 5 % for 60 min (its synthesis; zero-to-jupyterhub's cull.timeout 3600 s), a notice at
+// 30 min (the AWS Kubeflow culling example's 30 min), notebooks (what every culler there
+// targets). Off in the naive default scenario.
+struct ReclaimSpec {
+  bool enabled = false;
+  bool dry_run = true;
+  double notify_after_minutes = 30;
+  double reclaim_after_minutes = 60;
+  double idle_sm_active_below = 0.05;
+  std::vector<model::WorkloadKind> kinds = {model::WorkloadKind::kNotebook};
+  std::map<std::string, std::string> exempt_labels = {{"steward.io/reclaim-exempt", "true"}};
+};
+
 struct Scenario {
   std::string name = "scenario";
   std::string source;  // File the scenario came from (for messages and reports).
@@ -241,6 +267,7 @@ struct Scenario {
   PolicySpec policies;
   FaultSpec faults;
   RemediationSpec remediation;
+  ReclaimSpec reclaim;
 
   int FindTeam(std::string_view name) const;
 };

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "twin/csv.h"
 
@@ -14,6 +15,22 @@ Result<int> RequireColumn(const CsvReader& csv, std::string_view name) {
   const int c = csv.Column(name);
   if (c < 0) return MakeInputError(csv.file(), 1, 0, name, "required column is missing");
   return c;
+}
+
+// The labels column: `key=value` pairs separated by ';' (a CSV field holds no map).
+Status ParseLabels(const CsvReader& csv, int column, std::map<std::string, std::string>* out) {
+  std::string_view text = csv.Field(column);
+  while (!text.empty()) {
+    const size_t end = std::min(text.find(';'), text.size());
+    const std::string_view pair = text.substr(0, end);
+    text.remove_prefix(std::min(end + 1, text.size()));
+    if (pair.empty()) continue;
+    const size_t eq = pair.find('=');
+    if (eq == 0 || eq == std::string_view::npos)
+      return csv.Error(column, fmt::format("'{}' is not key=value (pairs separated by ';')", pair));
+    (*out)[std::string(pair.substr(0, eq))] = std::string(pair.substr(eq + 1));
+  }
+  return Status::Ok();
 }
 
 Status LoadSteward(CsvReader& csv, const TraceSpec& spec, const Scenario& scenario,
@@ -30,7 +47,7 @@ Status LoadSteward(CsvReader& csv, const TraceSpec& spec, const Scenario& scenar
             c_sm = csv.Column("sm_active"), c_busy = csv.Column("busy"),
             c_used = csv.Column("used_gpu_fraction"), c_active = csv.Column("active_hours"),
             c_min = csv.Column("min_replicas"), c_max = csv.Column("max_replicas"),
-            c_queue = csv.Column("queue");
+            c_queue = csv.Column("queue"), c_labels = csv.Column("labels");
   auto fraction = [&](int c, double def, double* out_value) -> Status {
     if (c < 0 || csv.Field(c).empty()) {
       *out_value = def;
@@ -104,6 +121,7 @@ Status LoadSteward(CsvReader& csv, const TraceSpec& spec, const Scenario& scenar
       if (active < 0) return csv.Error(c_active, "must be >= 0");
       w.usage.active_duration = SecondsF(active * 3600 * spec.time_scale);
     }
+    if (c_labels >= 0) STEWARD_RETURN_IF_ERROR(ParseLabels(csv, c_labels, &w.labels));
     out->workloads.push_back(std::move(w));
   }
   return csv.status();

@@ -441,6 +441,46 @@ int Twin::TryPlace(model::WorkloadId id, int gpu_budget, bool* done) {
   return w.TotalGpus();
 }
 
+bool Twin::FitsAfterPreempting(model::WorkloadId id,
+                               const std::vector<model::WorkloadId>& victims) const {
+  const model::Workload& w = runs_[id].spec;
+  // Whole GPUs each victim's pods would give back, per node (broken ones stay withheld; a
+  // shared GPU may keep other pods, so shared pods count as giving none back).
+  std::map<model::NodeId, int> freed;
+  for (model::WorkloadId v : victims)
+    for (const PodAllocation& p : runs_[v].pods)
+      if (p.gpu_milli >= place::kMilliPerGpu && p.mig_profile == place::kNoMig)
+        freed[p.node] += std::popcount(p.gpus & ~state_->broken_mask(p.node));
+  const int model = state_->place_model(w.gpu_model);
+  // Pods of g whole GPUs that pool `pool` holds once the victims are gone = the sum over its
+  // schedulable nodes of floor(fully free / g): exact for one pod size, as a pod never spans
+  // nodes.
+  auto pods_that_fit = [&](int pool, int g) {
+    const place::Occupancy o = state_->placement().occupancy(pool, model);
+    int64_t n = 0;
+    for (int k = g; k < static_cast<int>(o.nodes_by_free.size()); ++k)
+      n += static_cast<int64_t>(o.nodes_by_free[k]) * (k / g);
+    for (const auto& [node, extra] : freed) {
+      const model::Node& nd = cluster_.node(node);
+      if (nd.placement_pool != pool || !state_->schedulable(node) ||
+          (w.gpu_model >= 0 && nd.model != w.gpu_model))
+        continue;
+      const int before = state_->free_count(node);
+      n += (before + extra) / g - before / g;
+    }
+    return n;
+  };
+  for (const model::PodSet& ps : w.pod_sets) {
+    // A pod sharing a GPU fits beside others: no whole-GPU count decides for it.
+    if (ps.SharesGpu()) continue;
+    const int pods = w.kind == model::WorkloadKind::kInference ? 1 : ps.count;
+    bool fits = false;  // A gang goes all-or-nothing into one routed pool.
+    for (int pool : placer_->Route(w, ps)) fits = fits || pods_that_fit(pool, ps.gpus_per_pod) >= pods;
+    if (!fits) return false;
+  }
+  return true;
+}
+
 // ---- Helpers ---------------------------------------------------------------------------
 
 void Twin::RequestSchedule() {
@@ -490,6 +530,7 @@ void Twin::ReleasePods(WorkloadRun& run, size_t from, bool rollback) {
     state_->ReleasePod(p.node, p.gpus, p.gpu_milli, p.mig_profile, p.mig_start);
     state_->RemoveResident(p.node, w.id);
     released += std::popcount(p.gpus);
+    SignalObservers(TwinSignal::Kind::kGpusFreed, w.id, p.node, p.gpus);
   }
   run.pods.resize(from);
   Reaccount(run);
@@ -548,7 +589,10 @@ void Twin::Reaccount(WorkloadRun& run) {
       window_runs_.push_back(w.id);
     }
   }
+  const bool changed = next.allocated != run.rate.allocated || next.busy != run.rate.busy ||
+                       next.sm_active != run.rate.sm_active;
   run.rate = next;
+  if (changed) SignalObservers(TwinSignal::Kind::kUsage, w.id);
 }
 
 void Twin::OnWindow() {
@@ -576,6 +620,7 @@ void Twin::EmitWindow(SimTime end) {
                                                 : cluster_.node(run.pods[0].node).model;
       rec.gpu_model = cluster_.gpu_models()[model].name;
       rec.hours = run.window_total;
+      rec.spec = &run.spec;
       records.push_back(std::move(rec));
     }
     run.window_total = WorkloadUsage{};
@@ -641,6 +686,7 @@ Report Twin::BuildReport() const {
   r.workloads_completed = completed_;
   r.workloads_running = running_;
   r.workloads_pending = pending_;
+  r.workloads_stopped = stopped_;
   r.interruptions = interruptions_;
   r.lost_gpu_hours = lost_gpu_hours_;
   FillFaultReport(r);

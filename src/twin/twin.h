@@ -55,6 +55,8 @@ struct UsageRecord {
   std::string kind;
   std::string gpu_model;  // "" when the workload may run on any model.
   WorkloadUsage hours;
+  // Its spec (requests, labels); valid during the on_window callback only.
+  const model::Workload* spec = nullptr;
 };
 
 struct TwinOptions {
@@ -207,6 +209,8 @@ class Twin : private AdmissionHost, private TwinOps {
   Status Evict(model::NodeId n, model::WorkloadId w, SimDuration grace) override;
   Status Repair(model::NodeId n) override;
   bool Healthy(model::NodeId n) const override;
+  Result<WorkloadView> View(model::WorkloadId w) const override;
+  Status Stop(model::WorkloadId w) override;
 
   // AdmissionHost.
   const model::Workload& workload(model::WorkloadId id) const override { return runs_[id].spec; }
@@ -218,6 +222,8 @@ class Twin : private AdmissionHost, private TwinOps {
     runs_[id].reason_detail = std::move(detail);
   }
   void Preempt(model::WorkloadId victim, model::WorkloadId preemptor) override;
+  bool FitsAfterPreempting(model::WorkloadId id,
+                           const std::vector<model::WorkloadId>& victims) const override;
   SimTime Now() const override { return now_; }  // AdmissionHost and TwinOps.
 
   // Takes a new workload (an arrival or a submission; its id is already runs_.size()) into
@@ -286,6 +292,9 @@ class Twin : private AdmissionHost, private TwinOps {
     bool saves = false;
   };
   void Signal(const TwinSignal& signal);
+  // Workload signals, to the controllers that observe workloads only.
+  void SignalObservers(TwinSignal::Kind kind, model::WorkloadId w, model::NodeId n = model::kNoNode,
+                       uint64_t gpus = 0);
   void ScheduleWake(size_t controller);
   // Integrates unavailable GPUs up to `t` (capacity lost).
   void AccumulateUnavailable(SimTime t);
@@ -326,6 +335,7 @@ class Twin : private AdmissionHost, private TwinOps {
   std::vector<PlannedFault> planned_;
   std::vector<PendingEviction> evictions_;  // Indexed by kEvictEnd events.
   std::vector<std::unique_ptr<TwinController>> controllers_;
+  std::vector<size_t> observers_;     // Controllers that ObservesWorkloads().
   std::vector<SimTime> wake_at_;      // Per controller: the pending kWake's time.
   std::vector<uint32_t> wake_epoch_;  // Per controller: its valid kWake's epoch.
   FaultReport fault_stats_;
@@ -347,6 +357,7 @@ class Twin : private AdmissionHost, private TwinOps {
   int pending_ = 0;
   int running_ = 0;
   int completed_ = 0;
+  int stopped_ = 0;  // Stopped for good by a controller (TwinOps::Stop).
   int interruptions_ = 0;
   double lost_gpu_hours_ = 0;
   std::vector<std::vector<double>> waits_by_tier_;

@@ -313,6 +313,7 @@ void Twin::AccumulateUnavailable(SimTime t) {
 
 Result<TwinController*> Twin::AddController(std::unique_ptr<TwinController> controller) {
   STEWARD_RETURN_IF_ERROR(controller->Attach(*this));
+  if (controller->ObservesWorkloads()) observers_.push_back(controllers_.size());
   controllers_.push_back(std::move(controller));
   wake_at_.push_back(SimTime::Never());
   wake_epoch_.push_back(0);
@@ -323,6 +324,21 @@ Result<TwinController*> Twin::AddController(std::unique_ptr<TwinController> cont
 void Twin::Signal(const TwinSignal& signal) {
   for (size_t c = 0; c < controllers_.size(); ++c) {
     controllers_[c]->OnSignal(signal);
+    ScheduleWake(c);
+  }
+}
+
+void Twin::SignalObservers(TwinSignal::Kind kind, model::WorkloadId w, model::NodeId n,
+                           uint64_t gpus) {
+  if (observers_.empty()) return;
+  TwinSignal s;
+  s.kind = kind;
+  s.workload = w;
+  s.node = n;
+  s.gpus = gpus;
+  s.at = now_;
+  for (size_t c : observers_) {
+    controllers_[c]->OnSignal(s);
     ScheduleWake(c);
   }
 }
@@ -449,6 +465,50 @@ Status Twin::Repair(model::NodeId n) {
   SetGpusMissing(n, false);
   RefreshNode(n);
   RequestSchedule();
+  return Status::Ok();
+}
+
+Result<WorkloadView> Twin::View(model::WorkloadId w) const {
+  if (w < 0 || w >= static_cast<model::WorkloadId>(runs_.size()))
+    return Status::NotFound(fmt::format("no workload with id {}", w));
+  const WorkloadRun& run = runs_[w];
+  WorkloadView v;
+  v.spec = &run.spec;
+  v.team = scenario_.teams[run.spec.team].name;
+  v.running = run.state == RunState::kRunning;
+  v.gpus = static_cast<int>(run.rate.allocated);
+  v.busy = run.rate.busy;
+  v.sm_active = run.rate.sm_active;
+  if (run.state == RunState::kDone)
+    v.natural_end = now_;
+  else if (run.spec.kind == model::WorkloadKind::kInference)
+    v.natural_end = horizon_;  // Services live to the horizon.
+  else if (run.state == RunState::kRunning)
+    v.natural_end = run.started + run.remaining;  // Its kFinish.
+  else if (run.state == RunState::kStarting)
+    v.natural_end = now_ + startup_ + run.remaining;  // At most startup_ late.
+  else
+    v.natural_end = SimTime::Never();
+  v.natural_end = std::min(v.natural_end, horizon_);
+  return v;
+}
+
+Status Twin::Stop(model::WorkloadId w) {
+  if (w < 0 || w >= static_cast<model::WorkloadId>(runs_.size()))
+    return Status::NotFound(fmt::format("no workload with id {}", w));
+  WorkloadRun& run = runs_[w];
+  if (run.pods.empty() || run.state == RunState::kDone)
+    return Status::FailedPrecondition(
+        fmt::format("workload {} holds no GPUs", run.spec.namespace_name + "/" + run.spec.name));
+  // A service with a replica placed counts as running (TryPlace); a starting job does not yet.
+  if (run.state == RunState::kRunning) --running_;
+  ++stopped_;
+  run.state = RunState::kDone;
+  run.desired_replicas = 0;  // A service asks for no more replicas.
+  ++run.epoch;               // Its start, phase, checkpoint and finish events are void.
+  run.idle = false;
+  ReleasePods(run, 0);
+  run.pods.shrink_to_fit();
   return Status::Ok();
 }
 

@@ -68,6 +68,8 @@ class GeneratorSource final : public WorkloadSource {
     w.namespace_name = team_.namespace_name;
     w.queue = spec_.queue.empty() ? team_.name : spec_.queue;
     w.priority_class = spec_.priority_class;
+    w.labels = spec_.labels;
+    w.labels.emplace(kGeneratorLabel, spec_.name);
     w.tier = spec_.tier;
     w.kind = spec_.kind;
     w.gpu_model = gpu_model_;

@@ -376,5 +376,60 @@ TEST(ClassifierTest, DuplicateSeriesOfOneGpuCountOnce) {
   EXPECT_NEAR(d.allocated_gpu_hours, 0.2, 1e-9);
 }
 
+TEST(ClassifierTest, RightSizingFromTheSameSeries) {
+  // An 8-GPU pod of the "lora" template computes on GPUs 0-3 (SM 0.4) and never touches 4-7;
+  // it starts in frame 0 (pending on its node), then runs 11 frames: 1.1 pod-hours driving 4.
+  // A 1-GPU notebook of the "lab" template runs 12 frames at SM 0.2.
+  auto frames = Frames(12, [](int i) {
+    FrameInput f;
+    PodObject lora = Pod("lora-0", "n1", 8, i == 0 ? PodPhase::kPending : PodPhase::kRunning);
+    lora.labels["app.kubernetes.io/name"] = "lora";
+    PodObject nb = Pod("nb-0", "n2", 1);
+    nb.labels["app.kubernetes.io/name"] = "lab";
+    f.pods = {lora, nb};
+    for (int g = 0; g < 8; ++g)
+      f.gpus.push_back(g < 4 && i > 0 ? Gpu("n1", g, "lora-0", 0.4, 80, 9000)
+                                      : Gpu("n1", g, "lora-0", 0, 0, 0));
+    f.gpus.push_back(Gpu("n2", 0, "nb-0", 0.2, 40, 4000));
+    f.nodes = {Node("n1", 8), Node("n2", 1)};
+    return f;
+  });
+  const Diagnosis d = Diagnose(frames);
+  ASSERT_EQ(d.right_sizing.size(), 2u);
+  const RightSizing& lora = d.right_sizing[0];  // 4.4 GPU-hours freed: first.
+  EXPECT_EQ(lora.workload_class, "research/lora");
+  EXPECT_EQ(lora.gpus_per_pod, 8);
+  EXPECT_NEAR(lora.pod_hours, 1.1, 1e-9);
+  EXPECT_EQ(lora.driven_gpus, 4);
+  EXPECT_EQ(lora.recommended_gpus_per_pod, 4);
+  EXPECT_NEAR(lora.gpu_hours_freed, 4 * 1.1, 1e-9);
+  const RightSizing& nb = d.right_sizing[1];
+  EXPECT_EQ(nb.workload_class, "research/lab");
+  EXPECT_EQ(nb.recommended_gpus_per_pod, 1);
+  EXPECT_DOUBLE_EQ(nb.sm_active, 0.25);  // The [0.20, 0.25) bin.
+  EXPECT_EQ(nb.mig_sevenths, 2);
+  EXPECT_NEAR(nb.gpu_hours_freed_by_sharing, 1.2 * 5 / 7, 1e-9);
+  // Printed in both outputs.
+  EXPECT_EQ(ToJson(d)["right_sizing"][0]["recommended_gpus_per_pod"], 4);
+  EXPECT_NE(ToText(d).find("research/lora: request 4 GPUs per pod instead of 8"),
+            std::string::npos);
+  // Without the template label each workload is its own class.
+  FrameBuilder builder(Attribution{"team", "steward.io/workload", "no-such-label"}, kStepMs);
+  Classifier c({}, cost::CostModel::Default());
+  builder.AddSink(&c);
+  for (size_t i = 0; i < frames.size(); ++i) {
+    std::vector<const PodObject*> pods;
+    for (const PodObject& p : frames[i].pods) pods.push_back(&p);
+    Snapshot s;
+    s.time_ms = kT0 + static_cast<int64_t>(i) * kStepMs;
+    s.gpus = frames[i].gpus;
+    s.pods = pods;
+    s.nodes = frames[i].nodes;
+    ASSERT_TRUE(builder.Add(s).ok());
+  }
+  ASSERT_TRUE(builder.Finish().ok());
+  EXPECT_EQ(c.Result({}).right_sizing[0].workload_class, "ml/lora-0");
+}
+
 }  // namespace
 }  // namespace steward::diagnose

@@ -134,7 +134,7 @@ TEST(ThresholdsTest, YamlOverridesAndValidates) {
   EXPECT_EQ(error("zombie_minutes: 30\nzombie_minute: 5\n"),
             "t.yaml:2:1: zombie_minute: unknown threshold (valid: idle_sm_active, fb_held_mib, "
             "zombie_minutes, stall_gpu_util_percent, stall_min_drops, low_sm_active, "
-            "low_tensor_active, recommend_share, top_n)");
+            "low_tensor_active, recommend_share, top_n, right_size_quantile, share_sm_active)");
   EXPECT_EQ(error("zombie_minutes: 30\nlow_sm_active: 2\n"),
             "t.yaml:2:16: low_sm_active: must be in [0, 1], got 2");
   EXPECT_EQ(error("zombie_minutes: 30\nstall_min_drops: 1.5\n"),

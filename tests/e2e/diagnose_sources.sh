@@ -95,6 +95,7 @@ causes = set(twin["waste_gpu_hours_by_cause"])
 for c in ("zombie", "over_request", "dataloader_stall", "queueing", "fragmentation",
           "low_efficiency", "startup"):
     assert c in causes, (c, sorted(causes))
+assert any(r["gpu_hours_freed"] > 0 for r in twin["right_sizing"]), twin["right_sizing"]
 for name, other in (("bundle", bundle), ("prometheus", prom)):
     assert other["source"]["frames"] == twin["source"]["frames"] == 288, name
     assert other["source"]["gpus"] == twin["source"]["gpus"] == 32, name
@@ -108,6 +109,13 @@ for name, other in (("bundle", bundle), ("prometheus", prom)):
         assert abs(twin[k] - other[k]) <= 0.000100001, (name, k, twin[k], other[k])
     assert [t["name"] for t in other["top_teams"]] == [t["name"] for t in twin["top_teams"]], name
     assert [r["cause"] for r in other["recommendations"]] == [r["cause"] for r in twin["recommendations"]], name
+    # Right-sizing reads the same frames: the same classes, requests and GPU-hours freed.
+    key = lambda r: (r["class"], r["requested_gpus_per_pod"], r["recommended_gpus_per_pod"],
+                     r["mig_profile"])
+    assert [key(r) for r in other["right_sizing"]] == [key(r) for r in twin["right_sizing"]], name
+    for a, b in zip(twin["right_sizing"], other["right_sizing"]):
+        for k in ("pod_hours", "gpu_hours_freed", "gpu_hours_freed_by_sharing"):
+            assert abs(a[k] - b[k]) <= 0.0100001, (name, a["class"], k, a[k], b[k])
 print("one answer from 3 sources: allocation %.4f, SM-active %.4f, waste %s" % (
     twin["allocation_rate"], twin["sm_active_utilization"],
     ", ".join("%s %.2f" % kv for kv in sorted(twin["waste_gpu_hours_by_cause"].items()))))

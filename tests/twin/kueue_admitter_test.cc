@@ -45,6 +45,42 @@ TEST(KueueAdmitterTest, Case2WithLimitsTeamBIsAdmittedAndTeamALosesOnlyCheckpoin
   EXPECT_EQ(r.preemptions.at("production"), 0);
 }
 
+// Quota is not placement. b borrows 6 GPUs with twelve 1-GPU jobs: eight fill p-0000, four
+// share p-0001 with c's 2-GPU job. a's 8-GPU job (within a's nominal 8) needs 6 of b's
+// borrowed GPUs back, but no choice of 6 victims empties a node (c's job stays on p-0001,
+// b keeps 6 jobs), so the twin must not preempt. Before the check, the victims were evicted,
+// a did not fit, the victims were readmitted on the freed GPUs at the same instant and the
+// cycle repeated forever.
+TEST(KueueAdmitterTest, NoPreemptionThatCannotLeadToAPlacement) {
+  Scenario s = testing::MustParse(testing::SmallScenarioYaml(
+      2, "a:8,b:6,c:2",
+      "generators:\n"
+      "  - {name: b1, team: b, kind: batch, arrival: {process: once, count: 8},"
+      " gpus_per_pod: 1, duration_hours: 20}\n"
+      "  - {name: c, team: c, kind: batch, arrival: {process: once, count: 1, start_hours: 0.1},"
+      " gpus_per_pod: 2, duration_hours: 20}\n"
+      "  - {name: b2, team: b, kind: batch, arrival: {process: once, count: 4, start_hours: 0.2},"
+      " gpus_per_pod: 1, duration_hours: 20}\n"
+      "  - {name: big, team: a, kind: batch, arrival: {process: once, count: 1, start_hours: 1},"
+      " gpus_per_pod: 8, duration_hours: 2}\n"));
+  TwinOptions o;
+  o.policy_files = {std::string(STEWARD_SOURCE_DIR) + "/tests/twin/testdata/three_queues.yaml"};
+  auto t = Twin::Create(s, o);
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  (*t)->RunUntil(kSimStart + Hours(2));
+  const WorkloadRun* big = (*t)->FindRun("big-000000");
+  ASSERT_NE(big, nullptr);
+  EXPECT_EQ(big->state, RunState::kPending);
+  EXPECT_EQ(big->reason, "no_fit_fragmentation");
+  for (const auto& run : (*t)->runs()) {
+    if (run.spec.name != "big-000000") EXPECT_EQ(run.interruptions, 0) << run.spec.name;
+  }
+  // When b's and c's jobs end at 20 h, a's job runs.
+  const Report r = (*t)->Run();
+  EXPECT_EQ(r.preemptions.at("dev"), 0);
+  EXPECT_EQ((*t)->FindRun("big-000000")->state, RunState::kDone);
+}
+
 TEST(KueueAdmitterTest, MissingLocalQueueIsAPendingReason) {
   const std::string policy = std::string(STEWARD_SOURCE_DIR) + "/examples/case2/with-limits.yaml";
   Scenario s = testing::MustParse(

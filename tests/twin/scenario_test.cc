@@ -105,6 +105,26 @@ INSTANTIATE_TEST_SUITE_P(
                 "cluster:\n  gpu_models: [{name: H100}]\n  pools: [{name: p, nodes: 2, gpu_model: "
                 "H100, gpus_per_node: 32}]\nteams: []\n",
                 "cluster.pools[0].gpus_per_node: must lie in [1, 16]"},
+        BadCase{"reclaim_order",
+                kCluster + "teams: []\nreclaim:\n  notify_after_minutes: 90\n"
+                           "  reclaim_after_minutes: 60\n",
+                "bad.yaml:7:26: reclaim.reclaim_after_minutes: must be greater than "
+                "notify_after_minutes (90)"},
+        BadCase{"reclaim_kind", kCluster + "teams: []\nreclaim: {kinds: [notebook, daemon]}\n",
+                "bad.yaml:5:29: reclaim.kinds[1]: unknown kind 'daemon'"},
+        BadCase{"reclaim_kind_twice", kCluster + "teams: []\nreclaim: {kinds: [ci, batch]}\n",
+                "reclaim.kinds[1]: kind 'batch' is listed twice"},
+        BadCase{"reclaim_threshold", kCluster + "teams: []\nreclaim: {idle_sm_active_below: 0}\n",
+                "reclaim.idle_sm_active_below: must lie in (0, 1]"},
+        BadCase{"reclaim_unknown_field", kCluster + "teams: []\nreclaim: {after: 3}\n",
+                "reclaim.after: unknown field"},
+        BadCase{"reclaim_exempt_not_a_map", kCluster + "teams: []\nreclaim: {exempt_labels: [a]}\n",
+                "reclaim.exempt_labels: must be a mapping"},
+        BadCase{"generator_labels",
+                kCluster + "teams: [{name: a, quota_gpus: 8}]\ngenerators:\n"
+                           "  - {name: g, team: a, kind: batch, arrival: {rate_per_hour: 1},\n"
+                           "     labels: {app: [x]}}\n",
+                "generators[0].labels.app: must be a scalar"},
         BadCase{"empty", "", "empty scenario"}),
     [](const auto& info) { return std::string(info.param.name); });
 
@@ -134,6 +154,60 @@ TEST(ScenarioTest, GeneratorQueueDefaultsToTheTeam) {
   for (const WorkloadRun& run : (*t)->runs())
     EXPECT_EQ(run.spec.queue, run.spec.name.starts_with("named") ? "lq-named" : "a")
         << run.spec.name;
+}
+
+TEST(ScenarioTest, ReclaimDefaultsAreOffAndDryRun) {
+  Scenario s = DefaultScenario();
+  EXPECT_FALSE(s.reclaim.enabled);  // The default scenario stays naive.
+  EXPECT_TRUE(s.reclaim.dry_run);
+  EXPECT_EQ(s.reclaim.notify_after_minutes, 30);
+  EXPECT_EQ(s.reclaim.reclaim_after_minutes, 60);
+  EXPECT_EQ(s.reclaim.idle_sm_active_below, 0.05);
+  EXPECT_EQ(s.reclaim.kinds, std::vector<model::WorkloadKind>{model::WorkloadKind::kNotebook});
+  EXPECT_EQ(s.reclaim.exempt_labels.at("steward.io/reclaim-exempt"), "true");
+}
+
+TEST(ScenarioTest, ReclaimSectionParses) {
+  Scenario s = testing::MustParse(testing::SmallScenarioYaml(
+      1, "a:8",
+      "reclaim:\n  enabled: true\n  dry_run: false\n  notify_after_minutes: 10\n"
+      "  reclaim_after_minutes: 20\n  idle_sm_active_below: 0.1\n  kinds: [notebook, ci]\n"
+      "  exempt_labels: {serving: \"*\"}\n"));
+  EXPECT_TRUE(s.reclaim.enabled);
+  EXPECT_FALSE(s.reclaim.dry_run);
+  EXPECT_EQ(s.reclaim.notify_after_minutes, 10);
+  EXPECT_EQ(s.reclaim.reclaim_after_minutes, 20);
+  EXPECT_EQ(s.reclaim.idle_sm_active_below, 0.1);
+  EXPECT_EQ(s.reclaim.kinds, (std::vector<model::WorkloadKind>{model::WorkloadKind::kNotebook,
+                                                               model::WorkloadKind::kBatch}));
+  // The scenario's exemptions replace the default ones.
+  EXPECT_EQ(s.reclaim.exempt_labels, (std::map<std::string, std::string>{{"serving", "*"}}));
+}
+
+TEST(ScenarioTest, GeneratedWorkloadsCarryTheirLabelsAndGenerator) {
+  Scenario s = testing::MustParse(testing::SmallScenarioYaml(
+      2, "a:16",
+      "generators:\n"
+      "  - {name: nb, team: a, kind: notebook, arrival: {process: once, count: 1},"
+      " labels: {app: jupyter, steward.io/reclaim-exempt: \"true\"}}\n"));
+  auto t = Twin::Create(s);
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  (*t)->RunUntil(kSimStart);
+  ASSERT_EQ((*t)->runs().size(), 1u);
+  EXPECT_EQ((*t)->runs()[0].spec.labels,
+            (std::map<std::string, std::string>{{"app", "jupyter"},
+                                                {"app.kubernetes.io/name", "nb"},
+                                                {"steward.io/reclaim-exempt", "true"}}));
+  // A generator's own app.kubernetes.io/name wins over its name.
+  Scenario named = testing::MustParse(testing::SmallScenarioYaml(
+      2, "a:16",
+      "generators:\n"
+      "  - {name: nb, team: a, kind: notebook, arrival: {process: once, count: 1},"
+      " labels: {app.kubernetes.io/name: jupyterlab}}\n"));
+  auto n = Twin::Create(named);
+  ASSERT_TRUE(n.ok());
+  (*n)->RunUntil(kSimStart);
+  EXPECT_EQ((*n)->runs()[0].spec.labels.at("app.kubernetes.io/name"), "jupyterlab");
 }
 
 }  // namespace

@@ -28,6 +28,22 @@ TEST(TraceTest, StewardCsvReplays) {
   // The optional queue column names the LocalQueue; empty means the team's own.
   EXPECT_EQ((*t)->FindRun("train-a")->spec.queue, "lq-train");
   EXPECT_EQ((*t)->FindRun("ci-1")->spec.queue, "a");
+  // The optional labels column: key=value pairs separated by ';'.
+  EXPECT_EQ(
+      (*t)->FindRun("train-a")->spec.labels,
+      (std::map<std::string, std::string>{{"app", "llm"}, {"steward.io/reclaim-exempt", "true"}}));
+  EXPECT_TRUE((*t)->FindRun("ci-1")->spec.labels.empty());
+}
+
+TEST(TraceTest, BadLabelNamesLineAndColumn) {
+  Scenario s = testing::MustParse(testing::SmallScenarioYaml(2, "a:16", ""));
+  TraceSpec spec;
+  spec.path = Data("bad_labels.csv");
+  auto cluster = BuildCluster(s);
+  Result<TraceLoad> load = LoadTrace(spec, s, *cluster);
+  ASSERT_FALSE(load.ok());
+  EXPECT_THAT(load.status().message(),
+              HasSubstr("bad_labels.csv:3:7: labels: 'novalue' is not key=value"));
 }
 
 TEST(TraceTest, BadFieldNamesLineAndColumn) {

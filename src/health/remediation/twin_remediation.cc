@@ -40,6 +40,7 @@ void TwinRemediation::Record(const Status& s) {
 }
 
 void TwinRemediation::OnSignal(const twin::TwinSignal& signal) {
+  if (signal.node == model::kNoNode) return;
   const std::string& node = ops_->cluster().node(signal.node).name;
   switch (signal.kind) {
     case twin::TwinSignal::Kind::kXid: {
@@ -59,6 +60,10 @@ void TwinRemediation::OnSignal(const twin::TwinSignal& signal) {
       Record(controller_->OnCondition(node, c, signal.at));
       break;
     }
+    case twin::TwinSignal::Kind::kUsage:  // Workload signals: not observed (node health only).
+    case twin::TwinSignal::Kind::kGpusTaken:
+    case twin::TwinSignal::Kind::kGpusFreed:
+      break;
   }
 }
 

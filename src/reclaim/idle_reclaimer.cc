@@ -1,0 +1,217 @@
+#include "reclaim/idle_reclaimer.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <bit>
+
+namespace steward::reclaim {
+
+std::string_view ActionName(ReclaimAction::Kind kind) {
+  switch (kind) {
+    case ReclaimAction::Kind::kNotify:
+      return "notify";
+    case ReclaimAction::Kind::kReclaim:
+      return "reclaim";
+    case ReclaimAction::Kind::kWouldReclaim:
+      return "would-reclaim";
+    case ReclaimAction::Kind::kExempt:
+      return "exempt";
+  }
+  return "?";
+}
+
+IdleReclaimer::IdleReclaimer(twin::ReclaimSpec spec, bool keep_log)
+    : spec_(std::move(spec)),
+      keep_log_(keep_log),
+      notify_after_(SecondsF(spec_.notify_after_minutes * 60)),
+      reclaim_after_(SecondsF(spec_.reclaim_after_minutes * 60)) {
+  totals_.enabled = true;
+  totals_.dry_run = spec_.dry_run;
+  totals_.notify_after_minutes = spec_.notify_after_minutes;
+  totals_.reclaim_after_minutes = spec_.reclaim_after_minutes;
+  totals_.idle_sm_active_below = spec_.idle_sm_active_below;
+  for (model::WorkloadKind k : spec_.kinds) totals_.kinds.emplace_back(model::KindName(k));
+}
+
+Status IdleReclaimer::Attach(twin::TwinOps& ops) {
+  if (!(reclaim_after_ > notify_after_))
+    return Status::InvalidArgument(fmt::format(
+        "reclaim: reclaim_after_minutes {} must be greater than notify_after_minutes {}",
+        spec_.reclaim_after_minutes, spec_.notify_after_minutes));
+  if (spec_.kinds.empty()) return Status::InvalidArgument("reclaim: no kinds to reclaim");
+  ops_ = &ops;
+  watches_.assign(ops.cluster().gpus().size(), Watch{});
+  return Status::Ok();
+}
+
+void IdleReclaimer::Record(const Status& s) {
+  if (!s.ok() && status_.ok()) status_ = s;
+}
+
+int IdleReclaimer::Rank(model::WorkloadKind kind) const {
+  auto it = std::find(spec_.kinds.begin(), spec_.kinds.end(), kind);
+  return it == spec_.kinds.end() ? -1 : static_cast<int>(it - spec_.kinds.begin());
+}
+
+bool IdleReclaimer::Exempt(const model::Workload& w) const {
+  for (const auto& [key, value] : spec_.exempt_labels) {
+    auto it = w.labels.find(key);
+    if (it != w.labels.end() && (value == "*" || it->second == value)) return true;
+  }
+  return false;
+}
+
+void IdleReclaimer::OnSignal(const twin::TwinSignal& signal) {
+  switch (signal.kind) {
+    case twin::TwinSignal::Kind::kUsage:
+      OnUsage(signal.workload);
+      return;
+    case twin::TwinSignal::Kind::kGpusTaken:
+      OnGpus(signal, /*taken=*/true);
+      return;
+    case twin::TwinSignal::Kind::kGpusFreed:
+      OnGpus(signal, /*taken=*/false);
+      return;
+    case twin::TwinSignal::Kind::kXid:  // Node health is the remediation loop's business.
+    case twin::TwinSignal::Kind::kGpusMissing:
+    case twin::TwinSignal::Kind::kGpusBack:
+      return;
+  }
+}
+
+void IdleReclaimer::OnUsage(model::WorkloadId w) {
+  Result<twin::WorkloadView> v = ops_->View(w);
+  if (!v.ok()) return Record(v.status());
+  const int rank = Rank(v->spec->kind);
+  if (rank < 0) return;
+  // Idle: GPUs held and, averaged over them, SM-active under the threshold (what a reclaimer
+  // computing mean(DCGM_FI_PROF_SM_ACTIVE) over the pod's GPUs sees).
+  const bool idle = v->gpus > 0 && v->sm_active < spec_.idle_sm_active_below * v->gpus;
+  const bool open = streaks_.count(w) > 0;
+  if (!idle) {
+    if (open) EndStreak(w);
+  } else if (!open) {
+    StartStreak(w, rank, Exempt(*v->spec));
+  }
+  // Idle and already open: a replica more or less does not restart the streak.
+}
+
+void IdleReclaimer::StartStreak(model::WorkloadId w, int rank, bool exempt) {
+  const SimTime now = ops_->Now();
+  streaks_[w] = Streak{now, rank, exempt, false};
+  deadlines_.insert(Deadline{now + notify_after_, false, rank, now, w});
+  deadlines_.insert(Deadline{now + reclaim_after_, true, rank, now, w});
+}
+
+void IdleReclaimer::EndStreak(model::WorkloadId w) {
+  auto it = streaks_.find(w);
+  if (it == streaks_.end()) return;
+  const Streak& s = it->second;
+  deadlines_.erase(Deadline{s.since + notify_after_, false, s.rank, s.since, w});
+  deadlines_.erase(Deadline{s.since + reclaim_after_, true, s.rank, s.since, w});
+  streaks_.erase(it);
+}
+
+SimTime IdleReclaimer::NextDeadline() const {
+  return deadlines_.empty() ? SimTime::Never() : deadlines_.begin()->at;
+}
+
+void IdleReclaimer::OnWake(SimTime now) {
+  while (!deadlines_.empty() && deadlines_.begin()->at <= now) {
+    const Deadline d = *deadlines_.begin();
+    deadlines_.erase(deadlines_.begin());
+    Act(d);
+  }
+}
+
+void IdleReclaimer::Log(ReclaimAction::Kind kind, model::WorkloadId w,
+                        const twin::WorkloadView& v) {
+  if (!keep_log_) return;
+  log_.push_back(ReclaimAction{kind, ops_->Now(), w, v.spec->namespace_name + "/" + v.spec->name,
+                               v.spec->kind, v.gpus});
+}
+
+void IdleReclaimer::Act(const Deadline& d) {
+  auto it = streaks_.find(d.workload);
+  if (it == streaks_.end() || it->second.since != d.since || it->second.done) return;
+  Streak& streak = it->second;
+  Result<twin::WorkloadView> v = ops_->View(d.workload);
+  if (!v.ok()) return Record(v.status());
+  if (!d.reclaim) {
+    if (streak.exempt) return;
+    ++totals_.notifications;
+    Log(ReclaimAction::Kind::kNotify, d.workload, *v);
+    return;
+  }
+  streak.done = true;
+  if (streak.exempt) {
+    ++totals_.exempted;
+    Log(ReclaimAction::Kind::kExempt, d.workload, *v);
+    return;
+  }
+  const SimTime now = ops_->Now();
+  const double hours = v->gpus * std::max(0.0, (v->natural_end - now).ToHours());
+  if (spec_.dry_run) {
+    ++totals_.would_reclaim;
+    totals_.would_reclaim_gpu_hours += hours;
+    Log(ReclaimAction::Kind::kWouldReclaim, d.workload, *v);
+    return;
+  }
+  ++totals_.reclaims;
+  ++totals_.reclaims_by_kind[std::string(model::KindName(v->spec->kind))];
+  totals_.gpu_hours_reclaimed += hours;
+  totals_.gpu_hours_reclaimed_by_team[std::string(v->team)] += hours;
+  Log(ReclaimAction::Kind::kReclaim, d.workload, *v);
+  // The GPUs it frees are watched until its natural end (OnGpus); Stop ends the streak.
+  stopping_ = d.workload;
+  stopping_until_ = v->natural_end;
+  Record(ops_->Stop(d.workload));
+  stopping_ = -1;
+}
+
+void IdleReclaimer::OnGpus(const twin::TwinSignal& signal, bool taken) {
+  const SimTime now = ops_->Now();
+  const model::GpuId first = ops_->cluster().node(signal.node).first_gpu;
+  for (uint64_t mask = signal.gpus; mask != 0; mask &= mask - 1) {
+    Watch& w = watches_[first + std::countr_zero(mask)];
+    if (!taken && !w.busy_since.is_never()) {
+      // Another workload held a reclaimed GPU: count the part inside the window.
+      totals_.gpu_hours_reused += (std::min(now, w.until) - w.busy_since).ToHours();
+      w.busy_since = SimTime::Never();
+    }
+    if (!taken && signal.workload == stopping_ && stopping_ >= 0) {
+      w = Watch{stopping_until_, SimTime::Never()};  // A reclaimed GPU: watch it.
+      continue;
+    }
+    if (w.until.is_never()) continue;
+    if (now >= w.until) {
+      w = Watch{};  // The window is over.
+      continue;
+    }
+    if (taken) w.busy_since = now;
+  }
+}
+
+twin::ReclaimReport IdleReclaimer::Summary() const {
+  twin::ReclaimReport r = totals_;
+  if (ops_ == nullptr) return r;
+  const SimTime now = ops_->Now();
+  for (const Watch& w : watches_)
+    if (!w.busy_since.is_never())
+      r.gpu_hours_reused += (std::min(now, w.until) - w.busy_since).ToHours();
+  return r;
+}
+
+void IdleReclaimer::Contribute(twin::Report& report) const { report.reclaim = Summary(); }
+
+Result<IdleReclaimer*> AttachReclaim(twin::Twin& twin, bool keep_log) {
+  const twin::Scenario& s = twin.scenario();
+  if (!s.reclaim.enabled) return static_cast<IdleReclaimer*>(nullptr);
+  STEWARD_ASSIGN_OR_RETURN(
+      twin::TwinController * c,
+      twin.AddController(std::make_unique<IdleReclaimer>(s.reclaim, keep_log)));
+  return static_cast<IdleReclaimer*>(c);
+}
+
+}  // namespace steward::reclaim
