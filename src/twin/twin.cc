@@ -517,6 +517,7 @@ bool Twin::PlacePods(WorkloadRun& run, int pods, const model::PodSet& pod_set) {
     a.mig_start = p.gpus.mig_start;
     run.pods.push_back(a);
     state_->AddResident(p.node, run.spec.id);
+    SignalObservers(TwinSignal::Kind::kGpusTaken, run.spec.id, p.node, a.gpus);
   }
   Reaccount(run);
   return true;

@@ -103,7 +103,9 @@ TEST(IdleReclaimerTest, ExemptLabelIsRespected) {
   EXPECT_EQ(r.twin->FindRun("nb-000000")->state, twin::RunState::kDone);
   EXPECT_EQ(rep.workloads_completed, 1);
   for (const ReclaimAction& a : r.reclaimer->actions()) {
-    if (a.name == "a/nb-000000") EXPECT_EQ(a.kind, ReclaimAction::Kind::kExempt);
+    if (a.name == "a/nb-000000") {
+      EXPECT_EQ(a.kind, ReclaimAction::Kind::kExempt);
+    }
   }
 }
 
