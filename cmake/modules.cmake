@@ -1,5 +1,6 @@
 # Steward's modules, lowest first. Dependencies point one way:
 #   model <- place, govern <- twin <- telemetry <- health <- server <- cli; cost <- server;
+#   model <- store <- health, cli (SQLite stores);
 #   twin <- reclaim <- cli
 # Each module is declared once here with its DEPS; a module may exist before its code does.
 # Every module the CLI links is listed in STEWARD_CLI_DEPS.
@@ -19,6 +20,8 @@ std::string_view BuiltinXidCatalogCsv() {
 }  // namespace steward::model
 " @ONLY)
 target_sources(steward_model PRIVATE ${CMAKE_BINARY_DIR}/generated/xid_catalog_data.cc)
+# Durable stores in SQLite (WAL): the shared wrapper and the workload event log.
+steward_module(store DEPS model)
 steward_module(place DEPS model)
 steward_module(govern DEPS model)
 steward_module(twin DEPS place govern model)
@@ -42,7 +45,7 @@ target_sources(steward_twin PRIVATE ${CMAKE_BINARY_DIR}/generated/default_scenar
 # uses Debian's cpp-httplib (steward_httplib in CMakeLists.txt).
 steward_module(telemetry DEPS twin model)
 target_link_libraries(steward_telemetry PUBLIC steward_httplib)
-steward_module(health DEPS telemetry model)
+steward_module(health DEPS telemetry store model)
 # Idle reclaim: a twin controller (twin/controller.h), like the remediation loop in health.
 steward_module(reclaim DEPS twin model)
 steward_module(cost DEPS model)
@@ -52,4 +55,4 @@ steward_module(diagnose DEPS health telemetry twin cost model)
 target_link_libraries(steward_cost PUBLIC steward_httplib)
 steward_module(server DEPS twin telemetry health model)
 include(${PROJECT_SOURCE_DIR}/cmake/dashboard.cmake)
-set(STEWARD_CLI_DEPS server diagnose reclaim twin place govern telemetry health cost model)
+set(STEWARD_CLI_DEPS server diagnose reclaim twin place govern telemetry health cost store model)

@@ -1,10 +1,10 @@
-#include "health/remediation/sqlite_db.h"
+#include "store/sqlite_db.h"
 
 #include <sqlite3.h>
 
 #include <utility>
 
-namespace steward::health {
+namespace steward::store {
 namespace {
 
 Status SqlError(sqlite3* db, std::string_view what, std::string_view sql) {
@@ -33,6 +33,11 @@ SqliteStmt::~SqliteStmt() {
 
 SqliteStmt& SqliteStmt::Bind(int index, int64_t value) {
   sqlite3_bind_int64(stmt_, index, value);
+  return *this;
+}
+
+SqliteStmt& SqliteStmt::Bind(int index, double value) {
+  sqlite3_bind_double(stmt_, index, value);
   return *this;
 }
 
@@ -72,6 +77,8 @@ void SqliteStmt::Reset() {
 }
 
 int64_t SqliteStmt::Int(int column) const { return sqlite3_column_int64(stmt_, column); }
+
+double SqliteStmt::Double(int column) const { return sqlite3_column_double(stmt_, column); }
 
 std::string SqliteStmt::Text(int column) const {
   const unsigned char* p = sqlite3_column_text(stmt_, column);
@@ -144,4 +151,4 @@ Status SqliteTransaction::Commit() {
   return Status::Ok();
 }
 
-}  // namespace steward::health
+}  // namespace steward::store

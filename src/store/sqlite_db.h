@@ -1,8 +1,9 @@
-// SqliteDb: a thin RAII wrapper over the sqlite3 C API, just enough for the remediation store.
+// SqliteDb: a thin RAII wrapper over the sqlite3 C API, shared by the durable stores
+// (remediation state, the workload event log).
 //
 // Why a wrapper and not raw calls: every sqlite3 call returns an int that must be turned into a
 // Status with the statement text, and every statement must be finalized on every path. The
-// wrapper does both once. It is internal to the health module (the store is the only user).
+// wrapper does both once.
 //
 // Not thread-safe: one controller owns one SqliteDb.
 #pragma once
@@ -17,7 +18,7 @@
 struct sqlite3;
 struct sqlite3_stmt;
 
-namespace steward::health {
+namespace steward::store {
 
 // A prepared statement. Bind parameters are 1-based, columns 0-based (sqlite's convention).
 class SqliteStmt {
@@ -31,6 +32,8 @@ class SqliteStmt {
   ~SqliteStmt();
 
   SqliteStmt& Bind(int index, int64_t value);
+  SqliteStmt& Bind(int index, int value) { return Bind(index, static_cast<int64_t>(value)); }
+  SqliteStmt& Bind(int index, double value);
   SqliteStmt& Bind(int index, std::string_view value);
   SqliteStmt& BindNull(int index);
 
@@ -41,6 +44,7 @@ class SqliteStmt {
   void Reset();
 
   int64_t Int(int column) const;
+  double Double(int column) const;
   std::string Text(int column) const;
   bool IsNull(int column) const;
 
@@ -85,4 +89,4 @@ class SqliteTransaction {
   bool open_ = false;
 };
 
-}  // namespace steward::health
+}  // namespace steward::store

@@ -18,13 +18,18 @@
 #include "health/incidents/incident.h"
 #include "health/remediation/fault_signal.h"
 #include "health/remediation/node_state.h"
-#include "health/remediation/sqlite_db.h"
 #include "health/remediation/ticket.h"
 #include "model/status.h"
 #include "model/time.h"
 #include "model/workload.h"
+#include "store/sqlite_db.h"
 
 namespace steward::health {
+
+// The store is SQLite through the shared wrapper (store/sqlite_db.h).
+using store::SqliteDb;
+using store::SqliteStmt;
+using store::SqliteTransaction;
 
 // A node's persisted remediation state.
 struct NodeRecord {
