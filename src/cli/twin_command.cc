@@ -31,6 +31,7 @@ struct RunArgs {
   std::string ledger;
   double ledger_window_minutes = 60;
   std::string remediation_db = ":memory:";
+  std::string events;            // SQLite lifecycle event log.
   bool reclaim = false;          // Idle reclaim on, enforcing (overrides the scenario).
   bool reclaim_dry_run = false;  // Idle reclaim on, recording only.
 };
@@ -111,6 +112,14 @@ void RunTwin(const RunArgs& a) {
       Fail();
     }
   }
+  std::shared_ptr<EventLogSink> events;
+  if (!a.events.empty()) {
+    Status s = AttachEventLog(a.events, *scenario, &options, &events);
+    if (!s.ok()) {
+      std::cerr << "steward: " << s.message() << "\n";
+      Fail();
+    }
+  }
   // Progress goes to stderr, one line per simulated day, when it is a terminal (or asked for).
   if (!a.quiet && (a.progress || isatty(STDERR_FILENO))) {
     options.progress = [](SimTime now, SimTime horizon) {
@@ -125,6 +134,13 @@ void RunTwin(const RunArgs& a) {
   }
   const twin::Report report = setup->twin->Run();
   if (!ledger_status->ok()) Fail();
+  if (events) {
+    if (events->status.ok()) events->status = events->log->Finish();
+    if (!events->status.ok()) {
+      std::cerr << "steward: event log: " << events->status.message() << "\n";
+      Fail();
+    }
+  }
   if (setup->remediation && !setup->remediation->status().ok()) {
     std::cerr << "steward: remediation: " << setup->remediation->status().message() << "\n";
     Fail();
@@ -281,6 +297,9 @@ void RegisterTwinCommands(CLI::App& app) {
       ->check(CLI::PositiveNumber);
   run->add_flag("--progress", args->progress, "Print progress to stderr even when not a terminal");
   run->add_flag("--quiet", args->quiet, "Never print progress");
+  run->add_option("--events", args->events,
+                  "Write every workload's lifecycle (arrive, admit, place, start, checkpoint, "
+                  "finish, fail, preempt, ...) into this SQLite event log (see `twin events`)");
   run->add_option("--remediation-db", args->remediation_db,
                   "SQLite file for the remediation loop's state (default: in memory)");
   auto* reclaim = run->add_flag("--reclaim", args->reclaim,
@@ -315,6 +334,8 @@ void RegisterTwinCommands(CLI::App& app) {
   nodes->add_option("--policy", na->policy, "Kueue/Volcano YAML governing admission")
       ->expected(1, -1);
   nodes->callback([na] { Nodes(*na); });
+
+  RegisterTwinEventsCommand(*twin);
 
   auto path = std::make_shared<std::string>();
   auto* validate = twin->add_subcommand("validate", "Check a scenario file; exit 0 or explain");

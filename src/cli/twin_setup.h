@@ -9,6 +9,7 @@
 #include "health/remediation/twin_remediation.h"
 #include "model/status.h"
 #include "reclaim/idle_reclaimer.h"
+#include "store/event_log.h"
 #include "twin/twin.h"
 
 namespace steward::cli {
@@ -22,6 +23,15 @@ struct TwinSetup {
 // `remediation_db`: the remediation store (SQLite); ":memory:" keeps it in memory.
 Result<TwinSetup> CreateTwin(twin::Scenario scenario, const twin::TwinOptions& options,
                              const std::string& remediation_db = ":memory:");
+
+// `twin run --events FILE`: the run's lifecycle records go to a SQLite event log (a new run
+// in it). Finish the sink's log after the run; `status` holds the first write error.
+struct EventLogSink {
+  std::unique_ptr<store::EventLog> log;
+  Status status;
+};
+Status AttachEventLog(const std::string& path, const twin::Scenario& scenario,
+                      twin::TwinOptions* options, std::shared_ptr<EventLogSink>* sink);
 
 // A simulated time for --at: "36h", "90m", "2d", "3600s" or a plain number of hours.
 Result<SimTime> ParseAt(const std::string& text);

@@ -91,6 +91,7 @@ Result<std::unique_ptr<Twin>> Twin::Create(Scenario scenario, const TwinOptions&
   }
   t->events_queue_.Push(kSimStart, EventKind::kSample);
   t->on_window_ = options.on_window;
+  t->on_lifecycle_ = options.on_lifecycle;
   t->window_ = options.window;
   if (t->on_window_) {
     if (t->window_.micros() <= 0) return Status::InvalidArgument("usage window must be positive");
@@ -198,6 +199,7 @@ void Twin::Accept(model::Workload w) {
   placer_->Observe(run.spec);
   const model::WorkloadId id = run.spec.id;
   runs_.push_back(std::move(run));
+  Log(LifecycleKind::kArrive, runs_.back(), runs_.back().spec.TotalGpus());
   ++pending_;
   MakePending(id);
 }
@@ -215,6 +217,7 @@ void Twin::OnStart(const Event& e) {
     for (auto& p : run.pods) {
       if (p.pod_id != e.aux) continue;
       p.running = true;
+      Log(LifecycleKind::kStart, run, std::popcount(p.gpus));
     }
     Reaccount(run);
     return;
@@ -228,6 +231,7 @@ void Twin::OnStart(const Event& e) {
   run.state = RunState::kRunning;
   ++running_;
   run.started = now_;
+  Log(LifecycleKind::kStart, run, gpus);
   if (run.first_started.is_never()) run.first_started = now_;
   events_queue_.Push(now_ + run.remaining, EventKind::kFinish, e.target, run.epoch);
   if (!run.idle && !w.usage.active_duration.is_infinite() &&
@@ -245,6 +249,7 @@ void Twin::OnPhase(const Event& e) {
 void Twin::OnFinish(const Event& e) {
   WorkloadRun& run = runs_[e.target];
   if (e.epoch != run.epoch) return;
+  Log(LifecycleKind::kFinish, run, run.GpusHeld());
   ReleasePods(run, 0);
   --running_;
   ++completed_;
@@ -285,6 +290,7 @@ void Twin::OnCheckpoint(const Event& e) {
   if (e.epoch != run.epoch || run.state != RunState::kRunning) return;
   run.last_checkpoint = now_;
   run.checkpoint_in_segment = run.has_checkpoint = true;
+  Log(LifecycleKind::kCheckpoint, run, run.GpusHeld());
   const SimTime next = now_ + run.spec.checkpoint_interval;
   if (next < run.started + run.remaining)
     events_queue_.Push(next, EventKind::kCheckpoint, e.target, run.epoch);
@@ -317,6 +323,9 @@ double Twin::Interrupt(WorkloadRun& run, LossCause cause) {
   // keeps all its remaining work.
   if (run.state == RunState::kRunning) --running_;
   AddLost(run, lost_hours, cause);
+  static constexpr LifecycleKind kKinds[] = {LifecycleKind::kFail, LifecycleKind::kDrain,
+                                             LifecycleKind::kPreempt};
+  Log(kKinds[static_cast<int>(cause)], run, run.GpusHeld(), lost_hours);
   ++run.interruptions;
   ReleasePods(run, 0);
   ++run.epoch;
@@ -337,7 +346,9 @@ void Twin::OnScale() {
   for (model::WorkloadId id : services_) {
     WorkloadRun& run = runs_[id];
     if (run.state == RunState::kDone) continue;
-    run.desired_replicas = DesiredReplicas(run.spec, now_);
+    const int desired = DesiredReplicas(run.spec, now_);
+    if (desired != run.desired_replicas) Log(LifecycleKind::kScale, run, desired);
+    run.desired_replicas = desired;
     if (static_cast<int>(run.pods.size()) > run.desired_replicas) {
       ReleasePods(run, run.desired_replicas);
       RequestSchedule();
@@ -412,6 +423,8 @@ int Twin::TryPlace(model::WorkloadId id, int gpu_budget, bool* done) {
       }
       placed += per_pod;
       events_queue_.Push(now_ + startup_, EventKind::kStart, id, run.epoch, run.pods.back().pod_id);
+      if (run.state == RunState::kPending) Log(LifecycleKind::kAdmit, run, per_pod);
+      Log(LifecycleKind::kPlace, run, per_pod, 0, run.pods.size() - 1);
       if (run.state == RunState::kPending) {
         RecordWait(run);
         run.state = RunState::kRunning;
@@ -433,6 +446,8 @@ int Twin::TryPlace(model::WorkloadId id, int gpu_budget, bool* done) {
     return 0;
   }
   RecordWait(run);
+  Log(LifecycleKind::kAdmit, run, w.TotalGpus());
+  Log(LifecycleKind::kPlace, run, w.TotalGpus());
   run.state = RunState::kStarting;
   --pending_;
   run.queued = false;
@@ -475,13 +490,36 @@ bool Twin::FitsAfterPreempting(model::WorkloadId id,
     if (ps.SharesGpu()) continue;
     const int pods = w.kind == model::WorkloadKind::kInference ? 1 : ps.count;
     bool fits = false;  // A gang goes all-or-nothing into one routed pool.
-    for (int pool : placer_->Route(w, ps)) fits = fits || pods_that_fit(pool, ps.gpus_per_pod) >= pods;
+    for (int pool : placer_->Route(w, ps))
+      fits = fits || pods_that_fit(pool, ps.gpus_per_pod) >= pods;
     if (!fits) return false;
   }
   return true;
 }
 
 // ---- Helpers ---------------------------------------------------------------------------
+
+void Twin::Log(LifecycleKind kind, const WorkloadRun& run, int gpus, double lost_gpu_hours,
+               size_t first_pod) const {
+  if (!on_lifecycle_) return;
+  LifecycleRecord r;
+  r.at = now_;
+  r.kind = kind;
+  r.spec = &run.spec;
+  r.team = scenario_.teams[run.spec.team].name;
+  r.gpus = gpus;
+  r.lost_gpu_hours = lost_gpu_hours;
+  if (kind == LifecycleKind::kPlace) {
+    // node:GPUs per pod, as `kubectl get pods -o wide` would show where they went.
+    for (size_t i = first_pod; i < run.pods.size(); ++i) {
+      const PodAllocation& p = run.pods[i];
+      if (!r.detail.empty()) r.detail += ',';
+      r.detail += fmt::format("{}:{}", cluster_.node(p.node).name, std::popcount(p.gpus));
+      if (p.Share() < std::popcount(p.gpus)) r.detail += fmt::format("({:.3g})", p.Share());
+    }
+  }
+  on_lifecycle_(r);
+}
 
 void Twin::RequestSchedule() {
   if (schedule_requested_) return;
@@ -544,6 +582,12 @@ void Twin::ReleasePods(WorkloadRun& run, size_t from, bool rollback) {
 void Twin::SetRates(WorkloadRun& run, bool active, bool /*running*/) {
   run.idle = !active;
   Reaccount(run);
+}
+
+int WorkloadRun::GpusHeld() const {
+  int n = 0;
+  for (const PodAllocation& p : pods) n += std::popcount(p.gpus);
+  return n;
 }
 
 void WorkloadUsage::Add(const WorkloadUsage& r, double h) {

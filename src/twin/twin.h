@@ -23,6 +23,7 @@
 #include "twin/controller.h"
 #include "twin/event_queue.h"
 #include "twin/fault_injector.h"
+#include "twin/lifecycle.h"
 #include "twin/placer.h"
 #include "twin/report.h"
 #include "twin/rng.h"
@@ -72,6 +73,9 @@ struct TwinOptions {
   std::function<void(SimTime start, SimTime end, const std::vector<UsageRecord>&)> on_window;
   // Called about once per simulated day with (now, horizon); for progress on stderr.
   std::function<void(SimTime, SimTime)> progress;
+  // Called at every step of every workload's lifecycle (twin/lifecycle.h), in event order;
+  // e.g. for `--events`. Unset costs nothing.
+  std::function<void(const LifecycleRecord&)> on_lifecycle;
 };
 
 // Fault state of one GPU, as DCGM would report it.
@@ -129,6 +133,8 @@ struct WorkloadRun {
   WorkloadUsage window_total;          // GPU-hours since the current window opened (or acc_since).
   SimTime acc_since;
   bool in_window = false;
+  // GPUs its pods hold (a shared or MIG pod counts its one GPU).
+  int GpusHeld() const;
 };
 
 class Twin : private AdmissionHost, private TwinOps {
@@ -293,6 +299,10 @@ class Twin : private AdmissionHost, private TwinOps {
   };
   void Signal(const TwinSignal& signal);
   // Workload signals, to the controllers that observe workloads only.
+  // Reports a lifecycle step of `run` to on_lifecycle_ (if set). kPlace lists the nodes of
+  // run.pods[first_pod...].
+  void Log(LifecycleKind kind, const WorkloadRun& run, int gpus = 0, double lost_gpu_hours = 0,
+           size_t first_pod = 0) const;
   void SignalObservers(TwinSignal::Kind kind, model::WorkloadId w, model::NodeId n = model::kNoNode,
                        uint64_t gpus = 0);
   void ScheduleWake(size_t controller);
@@ -380,6 +390,7 @@ class Twin : private AdmissionHost, private TwinOps {
   int defrag_failed_budget_ = -1;
   std::function<void(SimTime, SimTime)> progress_;
   std::function<void(SimTime, SimTime, const std::vector<UsageRecord>&)> on_window_;
+  std::function<void(const LifecycleRecord&)> on_lifecycle_;
   SimDuration window_;
   SimTime window_start_;
   std::vector<model::WorkloadId> window_runs_;  // Runs that held GPUs in the open window.

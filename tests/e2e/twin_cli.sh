@@ -5,9 +5,35 @@ bin=${1:?usage: twin_cli.sh STEWARD}
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-"$bin" twin run --days 2 --seed 5 --json >"$tmp/a.json"
-"$bin" twin run --days 2 --seed 5 --json >"$tmp/b.json"
+"$bin" twin run --days 2 --seed 5 --json --events "$tmp/ev.db" >"$tmp/a.json"
+"$bin" twin run --days 2 --seed 5 --json --events "$tmp/ev.db" >"$tmp/b.json"
 cmp -s "$tmp/a.json" "$tmp/b.json" || fail "two runs with one seed differ"
+# The event log holds both runs, complete; their rows are identical (the run is deterministic).
+"$bin" twin events "$tmp/ev.db" --runs --json >"$tmp/runs.json"
+"$bin" twin events "$tmp/ev.db" --run 1 --json >"$tmp/ev1.json"
+"$bin" twin events "$tmp/ev.db" --json >"$tmp/ev2.json"  # Default: the latest complete run.
+cmp -s "$tmp/ev1.json" "$tmp/ev2.json" || fail "two runs with one seed logged different events"
+python3 - "$tmp/runs.json" "$tmp/ev2.json" "$tmp/a.json" <<'PY'
+import json, sys
+runs, ev, rep = (json.load(open(p)) for p in sys.argv[1:4])
+assert [r["complete"] for r in runs] == [True, True], runs
+assert runs[0]["events"] == runs[1]["events"] == len(ev), (runs, len(ev))
+kinds = {}
+for e in ev:
+    kinds[e["kind"]] = kinds.get(e["kind"], 0) + 1
+assert kinds["finish"] == rep["workloads"]["completed"], (kinds, rep["workloads"])
+assert kinds["arrive"] >= kinds["admit"] > 0 and kinds["place"] >= kinds["admit"], kinds
+lost = sum(e["lost_gpu_hours"] for e in ev)
+assert abs(lost - rep["lost_gpu_hours"]) < 0.01 + 1e-6 * lost, (lost, rep["lost_gpu_hours"])
+one = ev[0]["workload"]
+story = [e["kind"] for e in ev if e["workload"] == one]
+assert story[:3] == ["arrive", "admit", "place"], story
+PY
+w=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[0]["workload"])' "$tmp/ev2.json")
+"$bin" twin events "$tmp/ev.db" --workload "$w" | grep -c " arrive " >/dev/null ||
+  fail "twin events --workload lacks the arrival of $w"
+if "$bin" twin events "$tmp/ev.db" --workload no/such 2>"$tmp/err"; then fail "unknown workload accepted"; fi
+grep -c "no events of workload" "$tmp/err" >/dev/null || fail "unclear error: $(cat "$tmp/err")"
 python3 - "$tmp/a.json" <<'PY'
 import json, sys
 j = json.load(open(sys.argv[1]))
