@@ -28,6 +28,7 @@ struct ServeArgs {
   std::vector<std::string> policy;
   std::string cost_model;
   std::string remediation_db = ":memory:";
+  double dcgm_interval = 30;
 };
 
 [[noreturn]] void Die(const std::string& message) {
@@ -58,6 +59,7 @@ void Serve(const ServeArgs& a) {
   server::LiveTwinOptions live_options;
   live_options.remediation = setup->remediation;
   live_options.speed = a.speed;
+  live_options.dcgm_interval_seconds = a.dcgm_interval;
   live_options.currency = prices.currency();
   live_options.price_per_gpu_hour = [prices](const std::string& model) {
     return prices.UsdPerGpuHour(model);
@@ -110,6 +112,11 @@ void RegisterServeCommands(CLI::App& app) {
   serve->add_option("--policy", a->policy, "Kueue/Volcano policy YAML files (kueue admission)");
   serve->add_option("--cost-model", a->cost_model,
                     "GPU cost model YAML (default: built-in prices)");
+  serve
+      ->add_option("--dcgm-interval", a->dcgm_interval,
+                   "Simulated seconds between refreshes of the twin's dcgm-exporter series at "
+                   "/metrics/dcgm (0 = off)")
+      ->capture_default_str();
   serve->add_option("--remediation-db", a->remediation_db,
                     "SQLite file for the remediation loop's state (default: in memory)");
   serve->callback([a] { Serve(*a); });

@@ -11,6 +11,7 @@
 #include "model/xid_catalog.h"
 #include "server/dashboard_assets.h"
 #include "server/metrics.h"
+#include "telemetry/dcgm_writer.h"
 
 namespace steward::server {
 namespace {
@@ -659,6 +660,16 @@ HttpReply HandleRequest(LiveTwin& live, const HttpRequest& r) {
     HttpReply reply;
     reply.content_type = kPrometheusContentType;
     reply.body = RenderMetrics(*live.snapshot());
+    return reply;
+  }
+  if (r.path == "/metrics/dcgm") {
+    if (!get) return MethodNotAllowed(r, "GET");
+    const std::shared_ptr<const Snapshot> snap = live.snapshot();
+    if (!snap->dcgm_records || live.dcgm_writer() == nullptr)
+      return ErrorReply(404, "the twin's dcgm-exporter series are off (serve --dcgm-interval)");
+    HttpReply reply;
+    reply.content_type = kPrometheusContentType;
+    reply.body = telemetry::RenderDcgmExposition(*snap->dcgm_records, *live.dcgm_writer());
     return reply;
   }
   if (r.path == "/healthz") {

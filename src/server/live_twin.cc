@@ -13,6 +13,8 @@ LiveTwin::LiveTwin(std::unique_ptr<twin::Twin> twin, LiveTwinOptions options)
   team_model_gpu_hours_.assign(teams, std::vector<double>(models, 0));
   last_team_model_allocated_.assign(teams, std::vector<int>(models, 0));
   last_publish_time_ = twin_->now();
+  if (options_.dcgm_interval_seconds > 0)
+    exporter_ = std::make_unique<telemetry::TwinExporter>(twin_->cluster());
   Publish();
 }
 
@@ -148,6 +150,17 @@ void LiveTwin::Publish() {
   ctx.remediation = options_.remediation;
   auto snap = std::make_shared<Snapshot>(BuildSnapshot(*twin_, ctx));
   last_team_model_allocated_ = snap->team_model_allocated;
+  // The exporter walks every GPU (a few ms at 10^4 GPUs), so it runs at dcgm-exporter's
+  // cadence in simulated time, not at every publish; rendering the page is the reader's job.
+  if (exporter_ &&
+      (dcgm_time_.is_never() || now - dcgm_time_ >= SecondsF(options_.dcgm_interval_seconds))) {
+    exporter_->Update(*twin_);
+    dcgm_records_ = std::make_shared<const std::vector<telemetry::GpuRecord>>(
+        exporter_->records().begin(), exporter_->records().end());
+    dcgm_time_ = now;
+  }
+  snap->dcgm_records = dcgm_records_;
+  snap->dcgm_sim_hours = dcgm_time_.is_never() ? 0 : dcgm_time_.ToHours();
 
   const double hours = now.ToHours();
   if (last_series_hours_ < 0 ||

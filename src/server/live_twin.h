@@ -21,6 +21,7 @@
 
 #include "model/status.h"
 #include "server/snapshot.h"
+#include "telemetry/twin_exporter.h"
 #include "twin/twin.h"
 
 namespace steward::server {
@@ -42,6 +43,9 @@ struct LiveTwinOptions {
   // The remediation loop attached to the twin (owned by the twin), for node states and
   // incidents in the snapshots; null = none.
   const health::TwinRemediation* remediation = nullptr;
+  // The twin's dcgm-exporter series (GET /metrics/dcgm) are refreshed when at least this much
+  // simulated time has passed (dcgm-exporter collects every 30 s by default); <= 0 = off.
+  double dcgm_interval_seconds = 30;
 };
 
 class LiveTwin {
@@ -70,6 +74,10 @@ class LiveTwin {
                  std::chrono::milliseconds timeout = std::chrono::milliseconds(5000));
 
   const LiveTwinOptions& options() const { return options_; }
+  // How the snapshot's dcgm_records are rendered (immutable; any thread). Null when off.
+  const telemetry::DcgmWriterOptions* dcgm_writer() const {
+    return exporter_ ? &exporter_->writer_options() : nullptr;
+  }
 
  private:
   struct Command {
@@ -90,6 +98,9 @@ class LiveTwin {
   std::vector<std::vector<int>> last_team_model_allocated_;
   SimTime last_publish_time_;
   int64_t version_ = 0;
+  std::unique_ptr<telemetry::TwinExporter> exporter_;  // Null when dcgm series are off.
+  std::shared_ptr<const std::vector<telemetry::GpuRecord>> dcgm_records_;
+  SimTime dcgm_time_ = SimTime::Never();
 
   mutable std::mutex snapshot_mu_;
   std::shared_ptr<const Snapshot> snapshot_;  // Guarded by snapshot_mu_.

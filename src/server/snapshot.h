@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "telemetry/gpu_record.h"
 #include "twin/twin.h"
 
 namespace steward::health {
@@ -138,6 +139,10 @@ struct Snapshot {
   std::shared_ptr<const std::vector<SeriesPoint>> series;
   std::vector<std::string> teams;  // For validating controls without touching the twin.
   std::vector<std::vector<int>> team_model_allocated;  // [team][GPU model] allocated GPUs.
+  // The twin's dcgm-exporter records (one per GPU) at dcgm_sim_hours; shared between
+  // snapshots until the next exporter refresh. Null when the exporter is off.
+  std::shared_ptr<const std::vector<telemetry::GpuRecord>> dcgm_records;
+  double dcgm_sim_hours = 0;
 };
 
 // Inputs of BuildSnapshot that the twin does not know.

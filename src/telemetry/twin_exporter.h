@@ -111,6 +111,8 @@ class TwinExporter {
   // The /metrics page of the current records (dcgm-exporter 0.0.4 text).
   std::string Render() const;
   void AppendTo(std::string& out) const;
+  // How Render() writes records (for rendering a copy of them elsewhere).
+  const DcgmWriterOptions& writer_options() const { return writer_; }
 
   // The series the twin exports, in dcgm-exporter's default-counters.csv order, plus the opt-in
   // DCGM_FI_PROF_SM_ACTIVE (deployments that chart SM activity enable it) and, with

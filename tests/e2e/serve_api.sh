@@ -42,6 +42,13 @@ PY
 curl -sf "$base/metrics" -o "$tmp/metrics.prom" || fail "GET /metrics"
 "$bin" metrics parse "$tmp/metrics.prom" --json >"$tmp/m.json" || fail "steward metrics parse rejects /metrics"
 grep -q '^steward_gpus{state="in_use"} ' "$tmp/metrics.prom" || fail "no steward_gpus series"
+curl -sf "$base/metrics/dcgm" -o "$tmp/dcgm.prom" || fail "GET /metrics/dcgm"
+"$bin" metrics parse "$tmp/dcgm.prom" --json >"$tmp/d.json" || fail "steward metrics parse rejects /metrics/dcgm"
+python3 - "$tmp/d.json" <<'PY' || fail "/metrics/dcgm does not carry every GPU"
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["gpus"] == 10240, j["gpus"]
+PY
 
 for p in nodes racks queues workloads incidents cost timeseries; do
   curl -sf "$base/api/$p" -o "$tmp/$p.json" || fail "GET /api/$p"

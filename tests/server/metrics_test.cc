@@ -4,6 +4,7 @@
 
 #include <map>
 
+#include "server/api.h"
 #include "server_test_util.h"
 #include "telemetry/exposition.h"
 
@@ -98,6 +99,49 @@ TEST(MetricsTest, RemediationSeriesFollowAnInjectedFault) {
   EXPECT_EQ(Value(s, "steward_remediation_nodes", {{"state", "in-repair"}}), 1);
   EXPECT_EQ(Value(s, "steward_remediation_nodes", {{"state", "suspect"}}), 0);
   EXPECT_EQ(Value(s, "steward_remediation_tickets_total"), 0);
+}
+
+// GET /metrics/dcgm: the twin's dcgm-exporter page, one record per GPU, refreshed at the
+// exporter's cadence in simulated time.
+TEST(MetricsTest, DcgmPageCarriesEveryGpuAtTheExportersCadence) {
+  auto live = MakeLive(TwoNodeYaml());  // dcgm_interval_seconds: 30 by default.
+  live->Step(Hours(1));
+  HttpRequest r;
+  r.method = "GET";
+  r.path = "/metrics/dcgm";
+  const HttpReply reply = HandleRequest(*live, r);
+  ASSERT_EQ(reply.status, 200) << reply.body;
+  telemetry::ParseOptions po;
+  po.dialect = telemetry::Dialect::kPrometheusText;
+  const telemetry::Scrape s = telemetry::ParseExposition(reply.body, po);
+  for (const auto& e : s.errors) ADD_FAILURE() << e.ToString();
+  int gpus = 0;
+  double util = 0, sm = 0;
+  for (const auto& sample : s.samples) {
+    if (sample.name == "DCGM_FI_DEV_GPU_UTIL") ++gpus, util += sample.value;
+    if (sample.name == "DCGM_FI_PROF_SM_ACTIVE") sm += sample.value;
+  }
+  EXPECT_EQ(gpus, 16);
+  // The one job: 8 GPUs at busy 0.8 and SM-active 0.5; the other 8 are free.
+  EXPECT_NEAR(util, 8 * 80, 1e-9);
+  EXPECT_NEAR(sm, 8 * 0.5, 1e-6);
+  EXPECT_DOUBLE_EQ(live->snapshot()->dcgm_sim_hours, 1);
+  live->Step(Seconds(20));  // Less than 30 s: the same records.
+  EXPECT_DOUBLE_EQ(live->snapshot()->dcgm_sim_hours, 1);
+  live->Step(Seconds(10));
+  EXPECT_DOUBLE_EQ(live->snapshot()->dcgm_sim_hours, 1 + 30.0 / 3600);
+  live->Step(Hours(2));                             // The job has finished: nothing is busy.
+  const HttpReply later = HandleRequest(*live, r);  // The scrape points into its body.
+  const telemetry::Scrape after = telemetry::ParseExposition(later.body, po);
+  double util_after = 0;
+  for (const auto& sample : after.samples)
+    if (sample.name == "DCGM_FI_DEV_GPU_UTIL") util_after += sample.value;
+  EXPECT_EQ(util_after, 0);
+
+  LiveTwinOptions off;
+  off.dcgm_interval_seconds = 0;
+  auto quiet = MakeLive(TwoNodeYaml(), off);
+  EXPECT_EQ(HandleRequest(*quiet, r).status, 404);
 }
 
 }  // namespace
