@@ -189,6 +189,26 @@ Status ParseLabels(const Reader& r, const YAML::Node& map, const char* key, cons
   return Status::Ok();
 }
 
+// A non-empty list of distinct workload kinds, in the order given.
+Status ParseKinds(const Reader& r, const YAML::Node& k, const std::string& path,
+                  std::vector<model::WorkloadKind>* out) {
+  if (!k.IsSequence() || k.size() == 0)
+    return r.Error(k, path, "must be a non-empty list of workload kinds");
+  for (size_t i = 0; i < k.size(); ++i) {
+    const std::string field = fmt::format("{}[{}]", path, i);
+    std::string text;
+    STEWARD_RETURN_IF_ERROR(r.Scalar(k[i], field, &text));
+    model::WorkloadKind kind;
+    if (!model::ParseKind(text, &kind))
+      return r.Error(k[i], field,
+                     fmt::format("unknown kind '{}' (inference, training, notebook, batch)", text));
+    if (std::find(out->begin(), out->end(), kind) != out->end())
+      return r.Error(k[i], field, fmt::format("kind '{}' is listed twice", text));
+    out->push_back(kind);
+  }
+  return Status::Ok();
+}
+
 Status ParseUsage(const Reader& r, const YAML::Node& n, const std::string& path, UsageSpec* u) {
   STEWARD_RETURN_IF_ERROR(
       r.CheckKeys(n, path,
@@ -413,20 +433,8 @@ Status ParsePlacementPool(const Reader& r, const YAML::Node& n, const std::strin
     const std::string ap = path + ".accepts";
     STEWARD_RETURN_IF_ERROR(r.CheckKeys(
         a, ap, {"kinds", "min_gpus_per_pod", "max_gpus_per_pod", "shared", "min_pods"}));
-    if (YAML::Node k = a["kinds"]) {
-      if (!k.IsSequence()) return r.Error(k, ap + ".kinds", "must be a list of workload kinds");
-      for (size_t i = 0; i < k.size(); ++i) {
-        const std::string field = fmt::format("{}.kinds[{}]", ap, i);
-        std::string text;
-        STEWARD_RETURN_IF_ERROR(r.Scalar(k[i], field, &text));
-        model::WorkloadKind kind;
-        if (!model::ParseKind(text, &kind))
-          return r.Error(
-              k[i], field,
-              fmt::format("unknown kind '{}' (inference, training, notebook, batch)", text));
-        p->kinds.push_back(kind);
-      }
-    }
+    if (YAML::Node k = a["kinds"])
+      STEWARD_RETURN_IF_ERROR(ParseKinds(r, k, ap + ".kinds", &p->kinds));
     STEWARD_RETURN_IF_ERROR(r.Get(a, "min_gpus_per_pod", ap, &p->min_gpus_per_pod));
     STEWARD_RETURN_IF_ERROR(r.Get(a, "max_gpus_per_pod", ap, &p->max_gpus_per_pod));
     STEWARD_RETURN_IF_ERROR(r.Get(a, "shared", ap, &p->shared));
@@ -629,22 +637,8 @@ Status ParseReclaim(const Reader& r, const YAML::Node& m, ReclaimSpec* out) {
   if (!(out->idle_sm_active_below > 0 && out->idle_sm_active_below <= 1))
     return r.Error(m["idle_sm_active_below"], path + ".idle_sm_active_below", "must lie in (0, 1]");
   if (YAML::Node k = m["kinds"]) {
-    if (!k.IsSequence() || k.size() == 0)
-      return r.Error(k, path + ".kinds", "must be a non-empty list of workload kinds");
-    out->kinds.clear();
-    for (size_t i = 0; i < k.size(); ++i) {
-      const std::string field = fmt::format("{}.kinds[{}]", path, i);
-      std::string text;
-      STEWARD_RETURN_IF_ERROR(r.Scalar(k[i], field, &text));
-      model::WorkloadKind kind;
-      if (!model::ParseKind(text, &kind))
-        return r.Error(
-            k[i], field,
-            fmt::format("unknown kind '{}' (inference, training, notebook, batch)", text));
-      if (std::find(out->kinds.begin(), out->kinds.end(), kind) != out->kinds.end())
-        return r.Error(k[i], field, fmt::format("kind '{}' is listed twice", text));
-      out->kinds.push_back(kind);
-    }
+    out->kinds.clear();  // The scenario's list replaces the default.
+    STEWARD_RETURN_IF_ERROR(ParseKinds(r, k, path + ".kinds", &out->kinds));
   }
   if (m["exempt_labels"]) {
     out->exempt_labels.clear();  // The scenario's list replaces the default.
