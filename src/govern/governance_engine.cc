@@ -1,6 +1,7 @@
 #include "govern/governance_engine.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -988,6 +989,44 @@ Status GovernanceEngine::ReportCheckpoint(int64_t workload_id, SimTime at) {
   if (it == admitted_.end())
     return Status::NotFound(fmt::format("workload {} is not admitted", workload_id));
   it->second.last_checkpoint = at;
+  return Status::Ok();
+}
+
+Status GovernanceEngine::SetNominalQuota(std::string_view cq, std::string_view flavor,
+                                         std::string_view resource, Amount nominal) {
+  const int q = FindClusterQueue(cq);
+  if (q < 0) return Status::NotFound(fmt::format("no ClusterQueue named '{}'", cq));
+  if (nominal < 0) return Status::InvalidArgument(fmt::format("nominalQuota {} < 0", nominal));
+  // Every (flavor, resource) of the queue that matches, in the policy and in the engine's copy.
+  std::vector<ResourceQuota*> matches;
+  std::vector<std::string> flavors;
+  ClusterQueue* in_policy = &policy_.cluster_queues[q];  // Same index as cqs_ (Build).
+  for (ClusterQueue* spec : {&cqs_[q].spec, in_policy})
+    for (auto& g : spec->resource_groups)
+      for (auto& fq : g.flavors) {
+        if (!flavor.empty() && fq.flavor != flavor) continue;
+        for (auto& rq : fq.resources)
+          if (rq.resource == resource) {
+            matches.push_back(&rq);
+            if (spec == &cqs_[q].spec) flavors.push_back(fq.flavor);
+          }
+      }
+  if (flavors.empty())
+    return Status::NotFound(fmt::format("ClusterQueue {} has no quota for {}{}", cq, resource,
+                                        flavor.empty() ? "" : " in flavor " + std::string(flavor)));
+  if (flavors.size() > 1)
+    return Status::InvalidArgument(
+        fmt::format("ClusterQueue {} has {} in flavors {}: name the flavor", cq, resource,
+                    fmt::join(flavors, ", ")));
+  const ResourceQuota& old = *matches[0];
+  if (old.lending_limit && nominal < *old.lending_limit)
+    return Status::InvalidArgument(fmt::format(
+        "nominalQuota {} is below the lendingLimit {} of ClusterQueue {} ({}, {})",
+        Canon(nominal, resource), Canon(*old.lending_limit, resource), cq, flavors[0], resource));
+  for (ResourceQuota* rq : matches) rq->nominal = nominal;
+  const int fr = Fr(FlavorIndex(flavors[0]), ResourceIndex(resource));
+  tree_.UpdateQuota(cqs_[q].node, fr, nominal, old.borrowing_limit.value_or(kUnlimited),
+                    old.lending_limit.value_or(kUnlimited));
   return Status::Ok();
 }
 

@@ -118,6 +118,13 @@ class GovernanceEngine {
   // waitForPodsReady blockAdmission: while set, fitting workloads get kDeferred
   // (kWaitingForPodsReady). Driven by PodsReadyTracker::AdmissionBlocked().
   void SetAdmissionBlocked(bool blocked) { admission_blocked_ = blocked; }
+  // Changes the nominal quota of (cq, flavor, resource) while running (steward serve's quota
+  // control). Limits stay; admitted workloads keep their quota even above the new nominal
+  // (Kueue does not evict on quota changes either). `flavor` "" = the queue's only flavor
+  // listing `resource` (an error when it lists several). Rejects a nominal below the
+  // lendingLimit (Kueue's validation) and unknown names.
+  Status SetNominalQuota(std::string_view cq, std::string_view flavor, std::string_view resource,
+                         Amount nominal);
   // Namespace labels for namespaceSelector. Unknown namespaces have only
   // kubernetes.io/metadata.name=<name>, as Kubernetes sets.
   void SetNamespaceLabels(const std::string& ns, std::map<std::string, std::string> labels);

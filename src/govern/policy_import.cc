@@ -334,6 +334,9 @@ class Parser {
     if (steward["steward.io/quota-check-strategy"] == "IgnoreUndeclared")
       cq.ignore_undeclared = true;
     if (steward.count("steward.io/origin")) cq.origin = steward["steward.io/origin"];
+    for (const auto& [key, value] : steward)
+      if (key.starts_with(kVolcanoSpecAnnotation))
+        cq.extra["spec." + key.substr(std::string_view(kVolcanoSpecAnnotation).size())] = value;
     const YAML::Node spec = doc["spec"];
     if (!spec || !spec.IsMap()) return Err(doc, "spec", "required");
     cq.cohort = Scalar(spec, "cohort");
@@ -762,7 +765,7 @@ void SetVolcanoClusterCapacity(Policy* policy, const std::vector<ResourceQuota>&
     group.covered_resources.push_back(cap.resource);
     ResourceQuota q;
     q.resource = cap.resource;
-    q.nominal = std::max<Amount>(0, cap.nominal - pooled);
+    q.nominal = cap.nominal == kUnlimited ? kUnlimited : std::max<Amount>(0, cap.nominal - pooled);
     fq.resources.push_back(q);
   }
   group.flavors.push_back(std::move(fq));

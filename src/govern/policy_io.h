@@ -38,6 +38,9 @@ Status ValidatePolicy(Policy* policy);
 // to capacity minus the Volcano queues' own nominal (deserved) quota, per resource of flavor
 // kVolcanoFlavor, so idle capacity can be borrowed up to each queue's capability.
 inline constexpr const char* kVolcanoFlavor = "volcano-default";
+// Export writes a Volcano Queue's unmapped spec fields (dequeueStrategy, priority, ...) as
+// annotations with this prefix + the field path under spec (they are not ClusterQueue fields).
+inline constexpr const char* kVolcanoSpecAnnotation = "steward.io/volcano.";
 inline constexpr const char* kVolcanoCohort = "volcano";
 void SetVolcanoClusterCapacity(Policy* policy, const std::vector<ResourceQuota>& capacity);
 

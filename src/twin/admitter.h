@@ -13,6 +13,7 @@
 #include "model/time.h"
 #include "model/workload.h"
 #include "twin/pending_reason.h"
+#include "twin/report.h"
 
 namespace steward::twin {
 
@@ -40,6 +41,8 @@ class AdmissionHost {
   virtual bool FitsAfterPreempting(model::WorkloadId id,
                                    const std::vector<model::WorkloadId>& victims) const = 0;
   virtual SimTime Now() const = 0;
+  // When `id` last became pending (arrival or requeue), for admission wait times.
+  virtual SimTime PendingSince(model::WorkloadId id) const = 0;
 };
 
 class Admitter {
@@ -66,6 +69,20 @@ class Admitter {
   }
   // Why a queued workload waits, for admitters that know better than the host (or "").
   virtual std::string Explain(model::WorkloadId /*id*/) const { return {}; }
+
+  // Admitters with ClusterQueues (kueue): their state and counters, Kueue-metric style.
+  // Others report no queues. O(queues x flavors + pending).
+  virtual SchedulerReport Scheduler() const { return {}; }
+  // The ClusterQueue a workload of namespace `ns` naming queue `queue` goes to, or "".
+  virtual std::string ClusterQueueFor(std::string_view /*ns*/, std::string_view /*queue*/) const {
+    return {};
+  }
+  // Changes the nominal GPU quota of ClusterQueue `cq` in `flavor` ("" = its only GPU flavor).
+  virtual Status SetClusterQueueQuota(std::string_view /*cq*/, std::string_view /*flavor*/,
+                                      int /*gpus*/) {
+    return Status::FailedPrecondition("admission policy '" + std::string(Name()) +
+                                      "' has no ClusterQueues");
+  }
 };
 
 // "fifo-quota": one StrictFIFO queue per team with a nominal GPU quota and no borrowing.

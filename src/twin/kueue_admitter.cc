@@ -38,8 +38,10 @@ int32_t DefaultPriority(model::Tier tier) {
 
 class KueueAdmitter final : public Admitter {
  public:
-  KueueAdmitter(std::unique_ptr<govern::GovernanceEngine> engine)
-      : engine_(std::move(engine)), queues_(engine_->num_cluster_queues()) {}
+  explicit KueueAdmitter(std::unique_ptr<govern::GovernanceEngine> engine)
+      : engine_(std::move(engine)),
+        queues_(engine_->num_cluster_queues()),
+        stats_(engine_->num_cluster_queues()) {}
 
   std::string_view Name() const override { return "kueue"; }
 
@@ -57,6 +59,60 @@ class KueueAdmitter final : public Admitter {
   int used_gpus(int team) const override {
     auto it = used_by_team_.find(team);
     return it == used_by_team_.end() ? 0 : it->second;
+  }
+
+  SchedulerReport Scheduler() const override {
+    SchedulerReport r;
+    const auto& specs = engine_->policy().cluster_queues;  // Engine queue index = policy index.
+    for (int cq = 0; cq < engine_->num_cluster_queues(); ++cq) {
+      ClusterQueueReport q;
+      q.name = specs[cq].name;
+      q.cohort = specs[cq].cohort;
+      q.queueing_strategy = std::string(govern::QueueingStrategyName(specs[cq].queueing_strategy));
+      for (const Entry& e : queues_[cq])
+        (inadmissible_.count(e.id) ? q.pending_inadmissible : q.pending_active)++;
+      q.reserving_workloads = engine_->AdmittedCount(cq);
+      q.admitted_workloads_total = stats_[cq].admitted;
+      q.evicted_workloads_total = stats_[cq].evicted;
+      q.preempted_workloads_total = stats_[cq].preempted;
+      q.weighted_share = engine_->DominantResourceShare(cq);
+      q.admission_wait = stats_[cq].wait;
+      r.cluster_queues.push_back(std::move(q));
+    }
+    for (const govern::QuotaStatus& st : engine_->QuotaStatuses()) {
+      const int cq = engine_->FindClusterQueue(st.cluster_queue);
+      auto canon = [&](govern::Amount a) { return govern::CanonicalValue(a, st.resource); };
+      auto limit = [&](govern::Amount a) {
+        return a == govern::kUnlimited ? std::nullopt : std::optional<double>(canon(a));
+      };
+      QuotaUsage u;
+      u.flavor = st.flavor;
+      u.resource = st.resource;
+      u.nominal = canon(st.nominal);
+      u.borrowing_limit = limit(st.borrowing_limit);
+      u.lending_limit = limit(st.lending_limit);
+      u.usage = canon(st.usage);
+      u.borrowed = canon(st.borrowed);
+      u.available = canon(st.available);
+      u.max_usable = canon(st.max_usable);
+      r.cluster_queues[cq].quotas.push_back(std::move(u));
+    }
+    return r;
+  }
+
+  std::string ClusterQueueFor(std::string_view ns, std::string_view queue) const override {
+    govern::WorkloadRequest r;
+    r.namespace_name = std::string(ns);
+    r.local_queue = std::string(queue);
+    Result<int> cq = engine_->ResolveClusterQueue(r);
+    if (cq.ok()) return engine_->ClusterQueueName(*cq);
+    // Volcano: a workload names its Queue (a ClusterQueue of that name) directly.
+    const int direct = engine_->FindClusterQueue(queue);
+    return direct >= 0 ? engine_->ClusterQueueName(direct) : std::string();
+  }
+
+  Status SetClusterQueueQuota(std::string_view cq, std::string_view flavor, int gpus) override {
+    return engine_->SetNominalQuota(cq, flavor, kGpu, gpus);
   }
 
   void Cycle(AdmissionHost& host) override {
@@ -78,9 +134,11 @@ class KueueAdmitter final : public Admitter {
         if (TryOne(host, id, allow_borrow)) {
           it = q.erase(it);
           queued_.erase(id);
+          inadmissible_.erase(id);
           continue;
         }
         if (strict) break;
+        if (allow_borrow) inadmissible_.insert(id);
         ++it;
       }
     }
@@ -146,6 +204,7 @@ class KueueAdmitter final : public Admitter {
       queues_[*cq].insert(
           Entry{engine_->ResolvePriority(req), host.workload(id).submit_time.micros(), id});
       queued_.insert(id);
+      inadmissible_.erase(id);
     }
     pending_enqueue_.clear();
     for (auto it = retry_placement_.begin(); it != retry_placement_.end();) {
@@ -158,6 +217,7 @@ class KueueAdmitter final : public Admitter {
   // One admission attempt; true when the workload left the queue (admitted and placed).
   bool TryOne(AdmissionHost& host, model::WorkloadId id, bool allow_borrow) {
     const govern::WorkloadRequest req = Request(host, id);
+    const SimTime pending_since = host.PendingSince(id);
     govern::Decision d = engine_->TryAdmit(req, host.Now());
     if (!allow_borrow && d.borrows) return false;  // Second pass.
     if (d.mode == govern::AdmissionMode::kNeedsPreemption) {
@@ -170,8 +230,13 @@ class KueueAdmitter final : public Admitter {
         return false;
       }
       // Evict the victims (each loses its work since its last checkpoint), then retry.
-      for (const auto& v : d.victims)
+      for (const auto& v : d.victims) {
+        const int victim_cq = engine_->FindClusterQueue(v.cluster_queue);
+        if (victim_cq >= 0) stats_[victim_cq].evicted["Preempted"]++;
+        stats_[d.cluster_queue_index]
+            .preempted[std::string(govern::PreemptionReasonName(v.reason))]++;
         host.Preempt(static_cast<model::WorkloadId>(v.workload_id), id);
+      }
       d = engine_->TryAdmit(req, host.Now());
     }
     if (d.mode != govern::AdmissionMode::kFit) {
@@ -183,13 +248,26 @@ class KueueAdmitter final : public Admitter {
     if (placed == 0) return false;  // Quota fits, no node does: the host set the reason.
     if (!engine_->Admit(req, d, host.Now()).ok()) return false;
     admitted_.insert(id);
+    CqStats& st = stats_[d.cluster_queue_index];
+    ++st.admitted;
+    st.wait.Observe((host.Now() - pending_since).ToSeconds());
     used_by_team_[host.workload(id).team] += placed;
     if (!done) retry_placement_.insert(id);
     return true;
   }
 
+  // Kueue-metric counters of one ClusterQueue.
+  struct CqStats {
+    int64_t admitted = 0;
+    std::map<std::string, int64_t> evicted;    // Of its workloads, by reason.
+    std::map<std::string, int64_t> preempted;  // By its workloads, by reason.
+    WaitHistogram wait;
+  };
+
   std::unique_ptr<govern::GovernanceEngine> engine_;
   std::vector<std::set<Entry>> queues_;
+  std::vector<CqStats> stats_;
+  std::unordered_set<model::WorkloadId> inadmissible_;  // Last attempt failed (BestEffortFIFO).
   std::vector<model::WorkloadId> pending_enqueue_;
   std::unordered_set<model::WorkloadId> queued_, admitted_;
   std::set<model::WorkloadId> retry_placement_;

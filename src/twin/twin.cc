@@ -783,6 +783,7 @@ Report Twin::BuildReport() const {
   r.alert_tenant_share = scenario_.policies.alert_tenant_share;
   for (const auto& a : alerts_)
     if (!a.team.empty()) r.tenant_alerts.push_back(a);
+  r.scheduler = Scheduler();
   return r;
 }
 

@@ -604,5 +604,29 @@ value: 500
   EXPECT_EQ(e->ResolveTier(r), model::Tier::kDev);
 }
 
+// steward serve's quota control on a ClusterQueue. team-a: nominal 32, lendingLimit 8 (24 kept
+// local, 8 pooled); team-b: 32, all pooled. team-a uses its 32 (8 of it counts in the cohort);
+// cutting team-b to 16 shrinks the cohort pool from 40 to 24.
+TEST(EngineTest, SetNominalQuotaWhileRunning) {
+  auto e = MustEngine(TwoTeams(32, 32, ", lendingLimit: 8", "{}"));
+  MustAdmit(*e, WorkloadBuilder(1, "team-a").Gpus(8, 4).Build());   // 32: its nominal.
+  ASSERT_EQ(e->Available("team-a", "h100", "nvidia.com/gpu"), 32);  // 40 pooled - 8.
+  ASSERT_TRUE(e->SetNominalQuota("team-b", "", "nvidia.com/gpu", 16).ok());
+  // Cohort SQ = 8 + 16 = 24, its usage 32 - 24 local = 8: 16 left for either queue.
+  EXPECT_EQ(e->Usage("team-a", "h100", "nvidia.com/gpu"), 32);
+  EXPECT_EQ(e->Available("team-a", "h100", "nvidia.com/gpu"), 16);
+  EXPECT_EQ(e->Available("team-b", "h100", "nvidia.com/gpu"), 16);
+  EXPECT_EQ(e->MaxUsable("team-b", "h100", "nvidia.com/gpu"), 24);
+  const ClusterQueue* b = e->policy().FindClusterQueue("team-b");
+  EXPECT_EQ(b->resource_groups[0].flavors[0].resources[0].nominal, 16);
+  // Kueue's validation: nominal >= lendingLimit; unknown names are NotFound.
+  Status low = e->SetNominalQuota("team-a", "", "nvidia.com/gpu", 4);
+  EXPECT_EQ(low.code(), Status::Code::kInvalidArgument) << low.ToString();
+  EXPECT_NE(low.message().find("lendingLimit 8"), std::string::npos) << low.message();
+  EXPECT_EQ(e->SetNominalQuota("nope", "", "nvidia.com/gpu", 4).code(), Status::Code::kNotFound);
+  EXPECT_EQ(e->SetNominalQuota("team-a", "a100", "nvidia.com/gpu", 4).code(),
+            Status::Code::kNotFound);
+}
+
 }  // namespace
 }  // namespace steward::govern

@@ -285,5 +285,52 @@ spec: {deserved: {nvidia.com/gpu: 4}}
   }
 }
 
+// policy import --json has no cluster: a Volcano queue's max_usable is its capability (null
+// without one), what the twin allows on any cluster at least that large.
+TEST(PolicyIoTest, VolcanoMaxUsableIsTheCapability) {
+  auto p = ImportPolicyFiles({Repo("examples/volcano/queues.yaml")});
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  const nlohmann::json j = Json(*p);
+  std::map<std::string, nlohmann::json> gpu;
+  for (const auto& cq : j["cluster_queues"])
+    for (const auto& q : cq["quotas"])
+      if (q["resource"] == "nvidia.com/gpu") gpu[cq["name"]] = q["max_usable"];
+  EXPECT_EQ(gpu["training"], 96);  // deserved 64 + borrowing up to capability 96.
+  EXPECT_EQ(gpu["research"], 32);  // capability 32, nothing deserved.
+  EXPECT_TRUE(gpu["serving"].is_null()) << gpu["serving"];  // No capability: the cluster.
+  // With the cluster known (the twin's 256 GPUs), the same queue gets the same 96.
+  SetVolcanoClusterCapacity(&*p, {{"nvidia.com/gpu", 256, {}, {}}});
+  auto e = GovernanceEngine::Create(*p);
+  ASSERT_TRUE(e.ok());
+  EXPECT_EQ((*e)->MaxUsable("training", kVolcanoFlavor, "nvidia.com/gpu"), 96);
+}
+
+// Volcano-only Queue fields are not ClusterQueue fields: export writes them as annotations,
+// and import reads them back, so the round trip stays lossless and the YAML stays valid Kueue.
+TEST(PolicyIoTest, VolcanoOnlyFieldsExportAsAnnotations) {
+  Policy p = testing::MustImport(R"(apiVersion: scheduling.volcano.sh/v1beta1
+kind: Queue
+metadata: {name: q}
+spec:
+  deserved: {nvidia.com/gpu: 4}
+  dequeueStrategy: fifo
+  priority: 3
+  reclaimable: false
+)");
+  ASSERT_EQ(p.cluster_queues[0].extra.at("spec.dequeueStrategy"), "fifo");
+  const std::string yaml = ExportKueueYaml(p);
+  // Annotation values are strings: quoted, or "3" and "false" would read as other types.
+  EXPECT_THAT(yaml, HasSubstr("steward.io/volcano.dequeueStrategy: \"fifo\""));
+  EXPECT_THAT(yaml, HasSubstr("steward.io/volcano.priority: \"3\""));
+  EXPECT_THAT(yaml, HasSubstr("steward.io/reclaimable: \"false\""));
+  EXPECT_THAT(yaml, ::testing::Not(HasSubstr("\n  dequeueStrategy:")));
+  EXPECT_THAT(yaml, ::testing::Not(HasSubstr("\n  priority:")));
+  Policy back;
+  ASSERT_TRUE(ImportYaml(yaml, "exported.yaml", &back).ok()) << yaml;
+  ASSERT_TRUE(ValidatePolicy(&back).ok());
+  EXPECT_EQ(back.cluster_queues[0].extra, p.cluster_queues[0].extra);
+  EXPECT_EQ(ExportKueueYaml(back), yaml);
+}
+
 }  // namespace
 }  // namespace steward::govern
