@@ -43,6 +43,8 @@ class AdmissionHost {
   virtual SimTime Now() const = 0;
   // When `id` last became pending (arrival or requeue), for admission wait times.
   virtual SimTime PendingSince(model::WorkloadId id) const = 0;
+  // The pending reason last set for `id` (its name; the detail into *detail).
+  virtual std::string_view PendingReasonOf(model::WorkloadId id, std::string* detail) const = 0;
 };
 
 class Admitter {
@@ -61,6 +63,9 @@ class Admitter {
   // scaled down); `all` when the workload holds no pods any more.
   virtual void Released(const model::Workload& w, int gpus, bool all) = 0;
   virtual int used_gpus(int team) const = 0;
+  // Schedulable capacity changed outside admission (a node cordoned or uncordoned): admitters
+  // that park workloads retry them.
+  virtual void Requeue() {}
   // Changes the nominal GPU quota of `team`'s queue while running (steward serve's control).
   // Policies whose quotas live elsewhere (Kueue ClusterQueues) keep the default refusal.
   virtual Status SetQuota(int /*team*/, int /*gpus*/) {

@@ -19,9 +19,6 @@ namespace steward::twin {
 namespace {
 
 constexpr const char* kGpu = "nvidia.com/gpu";
-// BestEffortFIFO looks past a head that does not fit; bound the look so a cycle stays
-// O(queues x kMaxAttempts) however long the queues are.
-constexpr int kMaxAttemptsPerQueue = 32;
 
 // Priority when the workload's class is not in the policy: the guide's tiers.
 int32_t DefaultPriority(model::Tier tier) {
@@ -52,8 +49,21 @@ class KueueAdmitter final : public Admitter {
 
   void Released(const model::Workload& w, int gpus, bool all) override {
     used_by_team_[w.team] -= gpus;
+    // Freed nodes may let workloads that passed quota but found no node in.
+    for (size_t cq = 0; cq < queues_.size(); ++cq)
+      if (queues_[cq].placement_blocked) MarkDirty(static_cast<int>(cq));
     // Services keep their admitted quota (reserved at max replicas) while they live.
-    if (all && admitted_.erase(w.id)) (void)engine_->Release(w.id);
+    if (!all || !admitted_.count(w.id)) return;
+    const govern::AdmittedWorkload* a = engine_->FindAdmitted(w.id);
+    const int cq = a ? a->cluster_queue : -1;
+    admitted_.erase(w.id);
+    (void)engine_->Release(w.id);
+    // Freed quota: Kueue requeues the inadmissible workloads of the whole cohort.
+    if (cq >= 0) MarkCohortDirty(cq);
+  }
+
+  void Requeue() override {
+    for (size_t cq = 0; cq < queues_.size(); ++cq) MarkDirty(static_cast<int>(cq));
   }
 
   int used_gpus(int team) const override {
@@ -69,7 +79,7 @@ class KueueAdmitter final : public Admitter {
       q.name = specs[cq].name;
       q.cohort = specs[cq].cohort;
       q.queueing_strategy = std::string(govern::QueueingStrategyName(specs[cq].queueing_strategy));
-      for (const Entry& e : queues_[cq])
+      for (const Entry& e : queues_[cq].entries)
         (inadmissible_.count(e.id) ? q.pending_inadmissible : q.pending_active)++;
       q.reserving_workloads = engine_->AdmittedCount(cq);
       q.admitted_workloads_total = stats_[cq].admitted;
@@ -112,38 +122,32 @@ class KueueAdmitter final : public Admitter {
   }
 
   Status SetClusterQueueQuota(std::string_view cq, std::string_view flavor, int gpus) override {
-    return engine_->SetNominalQuota(cq, flavor, kGpu, gpus);
+    STEWARD_RETURN_IF_ERROR(engine_->SetNominalQuota(cq, flavor, kGpu, gpus));
+    MarkCohortDirty(engine_->FindClusterQueue(cq));
+    return Status::Ok();
   }
 
+  // One cycle. Only "dirty" queues are looked at: a queue gets dirty when a workload joins it,
+  // when quota is freed or changed anywhere in its cohort, or (if some of its workloads found
+  // no node) when pods are released — Kueue's rule for requeueing inadmissible workloads, so a
+  // cycle costs what changed, not what waits. Kueue admits workloads that fit in their queue's
+  // nominal quota before any that borrow, so a lender's own work comes before a borrower's:
+  // pass 1 skips borrowers, pass 2 takes them.
   void Cycle(AdmissionHost& host) override {
     DrainEnqueued(host);
-    // Kueue admits workloads that fit in their queue's nominal quota before any that borrow
-    // (scheduler ordering), so a lender's own work comes before a borrower's.
-    for (bool allow_borrow : {false, true}) Pass(host, allow_borrow);
+    if (dirty_list_.empty()) return;
+    std::vector<int> cqs;
+    cqs.swap(dirty_list_);
+    std::sort(cqs.begin(), cqs.end());  // Deterministic order: queue index.
+    for (int cq : cqs) {
+      queues_[cq].dirty = false;
+      queues_[cq].placement_blocked = false;
+    }
+    for (bool allow_borrow : {false, true})
+      for (int cq : cqs) ProcessQueue(host, cq, allow_borrow);
   }
 
  private:
-  void Pass(AdmissionHost& host, bool allow_borrow) {
-    for (size_t cq = 0; cq < queues_.size(); ++cq) {
-      const bool strict =
-          engine_->queueing_strategy(static_cast<int>(cq)) == govern::QueueingStrategy::kStrictFIFO;
-      auto& q = queues_[cq];
-      int attempts = 0;
-      for (auto it = q.begin(); it != q.end() && attempts < kMaxAttemptsPerQueue; ++attempts) {
-        const model::WorkloadId id = it->id;
-        if (TryOne(host, id, allow_borrow)) {
-          it = q.erase(it);
-          queued_.erase(id);
-          inadmissible_.erase(id);
-          continue;
-        }
-        if (strict) break;
-        if (allow_borrow) inadmissible_.insert(id);
-        ++it;
-      }
-    }
-  }
-
   struct Entry {
     int32_t priority;
     int64_t queued_at;
@@ -154,6 +158,99 @@ class KueueAdmitter final : public Admitter {
       return id < o.id;
     }
   };
+  struct CqQueue {
+    std::set<Entry> entries;  // Kueue's heap order: priority, then queue time.
+    bool dirty = false;
+    bool placement_blocked = false;  // Some entry passed quota but found no node.
+  };
+  enum class Outcome { kAdmitted, kBorrowsLater, kFailed };
+  // A failed attempt whose outcome a later workload of the same queue cannot beat: same GPU
+  // model, at least as many pods and GPUs per pod, no higher priority (queue order guarantees
+  // it) — it cannot fit where this one did not, nor find more victims.
+  struct Failure {
+    int gpu_model;
+    int pods;
+    int gpus_per_pod;
+    std::string_view reason;
+    std::string detail;
+    std::string name;
+  };
+
+  void MarkDirty(int cq) {
+    if (queues_[cq].dirty) return;
+    queues_[cq].dirty = true;
+    dirty_list_.push_back(cq);
+  }
+  void MarkCohortDirty(int cq) {
+    for (int other : engine_->CohortQueues(cq)) MarkDirty(other);
+  }
+
+  // Tries the queue's workloads in order. StrictFIFO stops at the first one that is not
+  // admitted: everything behind it waits for it (Kueue keeps it at the head). BestEffortFIFO
+  // goes on past it (Kueue parks it as inadmissible).
+  void ProcessQueue(AdmissionHost& host, int cq, bool allow_borrow) {
+    const bool strict = engine_->queueing_strategy(cq) == govern::QueueingStrategy::kStrictFIFO;
+    auto& q = queues_[cq].entries;
+    std::vector<Failure> failures;
+    for (auto it = q.begin(); it != q.end();) {
+      const model::WorkloadId id = it->id;
+      if (!strict) {
+        if (const Failure* f = Dominating(host, failures, id)) {
+          host.SetPendingReason(
+              id, f->reason,
+              fmt::format("as {} (same queue, no smaller request): {}", f->name, f->detail));
+          inadmissible_.insert(id);
+          ++it;
+          continue;
+        }
+      }
+      const Outcome o = TryOne(host, id, allow_borrow);
+      if (o == Outcome::kAdmitted) {
+        it = q.erase(it);
+        queued_.erase(id);
+        inadmissible_.erase(id);
+        continue;
+      }
+      if (o == Outcome::kBorrowsLater) {
+        if (strict) return;  // The head borrows: the second pass takes it first.
+        ++it;
+        continue;
+      }
+      if (strict) {
+        BlockBehindHead(host, cq, it);
+        return;
+      }
+      inadmissible_.insert(id);
+      const model::Workload& w = host.workload(id);
+      if (w.kind != model::WorkloadKind::kInference && !w.pod_sets.empty()) {
+        failures.push_back(Failure{w.gpu_model, w.pod_sets[0].count, w.pod_sets[0].gpus_per_pod,
+                                   last_reason_, last_detail_, w.name});
+      }
+      ++it;
+    }
+  }
+
+  const Failure* Dominating(const AdmissionHost& host, const std::vector<Failure>& failures,
+                            model::WorkloadId id) const {
+    if (failures.empty()) return nullptr;
+    const model::Workload& w = host.workload(id);
+    if (w.kind == model::WorkloadKind::kInference || w.pod_sets.size() != 1) return nullptr;
+    for (const Failure& f : failures)
+      if (f.gpu_model == w.gpu_model && w.pod_sets[0].count >= f.pods &&
+          w.pod_sets[0].gpus_per_pod >= f.gpus_per_pod)
+        return &f;
+    return nullptr;
+  }
+
+  // StrictFIFO: the head was not admitted, so no workload behind it is tried (Kueue: it stays
+  // the head every cycle). Each gets the head's reason, prefixed by who blocks it.
+  void BlockBehindHead(AdmissionHost& host, int cq, std::set<Entry>::iterator head) {
+    const std::string detail = fmt::format(
+        "StrictFIFO queue {}: behind its head {}, not admitted: {}: {}",
+        engine_->ClusterQueueName(cq), host.workload(head->id).name, last_reason_, last_detail_);
+    for (auto it = std::next(head); it != queues_[cq].entries.end(); ++it)
+      host.SetPendingReason(it->id, "blocked_behind_head", detail);
+  }
 
   govern::WorkloadRequest Request(const AdmissionHost& host, model::WorkloadId id) const {
     const model::Workload& w = host.workload(id);
@@ -201,10 +298,11 @@ class KueueAdmitter final : public Admitter {
         host.SetPendingReason(id, "misconfigured_queue", cq.status().message());
         continue;
       }
-      queues_[*cq].insert(
+      queues_[*cq].entries.insert(
           Entry{engine_->ResolvePriority(req), host.workload(id).submit_time.micros(), id});
       queued_.insert(id);
       inadmissible_.erase(id);
+      MarkDirty(*cq);
     }
     pending_enqueue_.clear();
     for (auto it = retry_placement_.begin(); it != retry_placement_.end();) {
@@ -214,12 +312,13 @@ class KueueAdmitter final : public Admitter {
     }
   }
 
-  // One admission attempt; true when the workload left the queue (admitted and placed).
-  bool TryOne(AdmissionHost& host, model::WorkloadId id, bool allow_borrow) {
+  // One admission attempt. On failure the reason is set on the host and kept in last_reason_ /
+  // last_detail_.
+  Outcome TryOne(AdmissionHost& host, model::WorkloadId id, bool allow_borrow) {
     const govern::WorkloadRequest req = Request(host, id);
     const SimTime pending_since = host.PendingSince(id);
     govern::Decision d = engine_->TryAdmit(req, host.Now());
-    if (!allow_borrow && d.borrows) return false;  // Second pass.
+    if (!allow_borrow && d.borrows) return Outcome::kBorrowsLater;
     if (d.mode == govern::AdmissionMode::kNeedsPreemption) {
       std::vector<model::WorkloadId> victims;
       for (const auto& v : d.victims)
@@ -240,20 +339,26 @@ class KueueAdmitter final : public Admitter {
       d = engine_->TryAdmit(req, host.Now());
     }
     if (d.mode != govern::AdmissionMode::kFit) {
-      host.SetPendingReason(id, govern::PendingReasonName(d.primary_reason()), d.Message());
-      return false;
+      last_reason_ = govern::PendingReasonName(d.primary_reason());
+      last_detail_ = d.Message();
+      host.SetPendingReason(id, last_reason_, last_detail_);
+      return Outcome::kFailed;
     }
     bool done = false;
     const int placed = host.TryPlace(id, INT_MAX, &done);
-    if (placed == 0) return false;  // Quota fits, no node does: the host set the reason.
-    if (!engine_->Admit(req, d, host.Now()).ok()) return false;
+    if (placed == 0) {  // Quota fits, no node does: the host set the reason.
+      queues_[d.cluster_queue_index].placement_blocked = true;
+      last_reason_ = host.PendingReasonOf(id, &last_detail_);
+      return Outcome::kFailed;
+    }
+    if (!engine_->Admit(req, d, host.Now()).ok()) return Outcome::kFailed;
     admitted_.insert(id);
     CqStats& st = stats_[d.cluster_queue_index];
     ++st.admitted;
     st.wait.Observe((host.Now() - pending_since).ToSeconds());
     used_by_team_[host.workload(id).team] += placed;
     if (!done) retry_placement_.insert(id);
-    return true;
+    return Outcome::kAdmitted;
   }
 
   // Kueue-metric counters of one ClusterQueue.
@@ -265,13 +370,16 @@ class KueueAdmitter final : public Admitter {
   };
 
   std::unique_ptr<govern::GovernanceEngine> engine_;
-  std::vector<std::set<Entry>> queues_;
+  std::vector<CqQueue> queues_;
+  std::vector<int> dirty_list_;  // Queues marked dirty since the last cycle.
   std::vector<CqStats> stats_;
   std::unordered_set<model::WorkloadId> inadmissible_;  // Last attempt failed (BestEffortFIFO).
   std::vector<model::WorkloadId> pending_enqueue_;
   std::unordered_set<model::WorkloadId> queued_, admitted_;
   std::set<model::WorkloadId> retry_placement_;
   std::unordered_map<int, int> used_by_team_;
+  std::string_view last_reason_;  // Of the last failed TryOne.
+  std::string last_detail_;
 };
 
 }  // namespace

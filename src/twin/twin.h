@@ -232,6 +232,10 @@ class Twin : private AdmissionHost, private TwinOps {
                            const std::vector<model::WorkloadId>& victims) const override;
   SimTime Now() const override { return now_; }  // AdmissionHost and TwinOps.
   SimTime PendingSince(model::WorkloadId id) const override { return runs_[id].pending_since; }
+  std::string_view PendingReasonOf(model::WorkloadId id, std::string* detail) const override {
+    *detail = runs_[id].reason_detail;
+    return runs_[id].reason;
+  }
 
   // Takes a new workload (an arrival or a submission; its id is already runs_.size()) into
   // the run list and the admission queue.

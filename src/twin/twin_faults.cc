@@ -256,7 +256,9 @@ void Twin::RefreshNode(model::NodeId n) {
   node.gpu_allocatable = nodes_[n].gpus_missing ? 0 : node.gpu_capacity - broken;
   // Same rule as ClusterState's constructor: schedulable = not cordoned and the device plugin
   // advertises GPUs.
-  state_->SetSchedulable(n, !node.cordoned && node.gpu_allocatable > 0);
+  const bool schedulable = !node.cordoned && node.gpu_allocatable > 0;
+  if (schedulable != state_->schedulable(n)) admitter_->Requeue();  // Capacity changed.
+  state_->SetSchedulable(n, schedulable);
   const bool impaired = broken > 0 || nodes_[n].gpus_missing;
   SimTime& since = nodes_[n].out_since;
   if (impaired && since.is_never()) {
