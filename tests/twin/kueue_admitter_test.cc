@@ -120,5 +120,41 @@ TEST(KueueAdmitterTest, VolcanoQueuesDriveTheTwin) {
   EXPECT_EQ(research, 32);
 }
 
+// queueingStrategy: team-a's head asks 24 GPUs, more than its queue can ever hold (8 own + 8
+// borrowable); a 8-GPU job is behind it. BestEffortFIFO looks past the head and admits the small
+// job; StrictFIFO keeps it behind the head, with the head's reason.
+TEST(KueueAdmitterTest, StrictFifoBlocksBehindItsHeadBestEffortDoesNot) {
+  for (const std::string strategy : {"BestEffortFIFO", "StrictFIFO"}) {
+    std::string policy = testing::TwoTeamPolicyYaml(8, 8, "{}");
+    for (size_t at = 0; (at = policy.find("  cohort: org\n", at)) != std::string::npos; at += 20)
+      policy.insert(at + 14, "  queueingStrategy: " + strategy + "\n");
+    TwinOptions o;
+    o.policy_files = {testing::WriteTempFile("fifo-" + strategy + ".yaml", policy)};
+    Scenario s = testing::MustParse(testing::SmallScenarioYaml(
+        2, "team-a:0,team-b:0",
+        "generators:\n"
+        "  - {name: big, team: team-a, kind: batch, arrival: {process: once, count: 1},\n"
+        "     pods: 3, gpus_per_pod: 8, duration_hours: 1}\n"
+        "  - {name: small, team: team-a, kind: batch, arrival: {process: once, count: 1},\n"
+        "     gpus_per_pod: 8, duration_hours: 1}\n"));
+    auto t = Twin::Create(std::move(s), o);
+    ASSERT_TRUE(t.ok()) << t.status().message();
+    (*t)->RunUntil(kSimStart + Minutes(5));
+    const WorkloadRun* big = (*t)->FindRun("big-000000");
+    const WorkloadRun* small = (*t)->FindRun("small-000000");
+    ASSERT_TRUE(big && small);
+    EXPECT_EQ(big->state, RunState::kPending);
+    EXPECT_EQ(big->reason, "exceeds_max_quota") << big->reason_detail;
+    if (strategy == "BestEffortFIFO") {
+      EXPECT_NE(small->state, RunState::kPending);
+    } else {
+      EXPECT_EQ(small->state, RunState::kPending);
+      EXPECT_EQ(small->reason, "blocked_behind_head");
+      EXPECT_NE(small->reason_detail.find("big-000000"), std::string::npos) << small->reason_detail;
+      EXPECT_NE(small->reason_detail.find("exceeds_max_quota"), std::string::npos);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace steward::twin
