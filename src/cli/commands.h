@@ -12,6 +12,8 @@ inline constexpr int kExitFailure = 1;
 [[noreturn]] inline void Fail(int code = kExitFailure) { throw CLI::RuntimeError(code); }
 
 void RegisterTwinCommands(CLI::App& app);
+// `twin compare` (cli/twin_compare_command.cc); RegisterTwinCommands adds it to `twin`.
+void RegisterTwinCompareCommand(CLI::App& twin);
 void RegisterDiagnoseCommands(CLI::App& app);
 void RegisterCostCommands(CLI::App& app);
 void RegisterExperimentCommands(CLI::App& app);
