@@ -43,6 +43,8 @@ class AdmissionHost {
   virtual SimTime Now() const = 0;
   // When `id` last became pending (arrival or requeue), for admission wait times.
   virtual SimTime PendingSince(model::WorkloadId id) const = 0;
+  // Asks for an admission cycle at `t` (>= Now()), e.g. when a backoff ends.
+  virtual void RequestCycleAt(SimTime t) = 0;
   // The pending reason last set for `id` (its name; the detail into *detail).
   virtual std::string_view PendingReasonOf(model::WorkloadId id, std::string* detail) const = 0;
 };

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <climits>
 #include <map>
+#include <queue>
 #include <set>
 #include <unordered_map>
 #include <unordered_set>
@@ -135,6 +136,10 @@ class KueueAdmitter final : public Admitter {
   // pass 1 skips borrowers, pass 2 takes them.
   void Cycle(AdmissionHost& host) override {
     DrainEnqueued(host);
+    while (!timers_.empty() && timers_.top().first <= host.Now().micros()) {
+      MarkDirty(timers_.top().second);
+      timers_.pop();
+    }
     if (dirty_list_.empty()) return;
     std::vector<int> cqs;
     cqs.swap(dirty_list_);
@@ -175,6 +180,13 @@ class KueueAdmitter final : public Admitter {
     std::string detail;
     std::string name;
   };
+
+  // Makes `cq` dirty at `t` and asks the host for a cycle then.
+  void WakeAt(AdmissionHost& host, SimTime t, int cq) {
+    if (cq < 0) return;
+    timers_.emplace(t.micros(), cq);
+    host.RequestCycleAt(t);
+  }
 
   void MarkDirty(int cq) {
     if (queues_[cq].dirty) return;
@@ -252,31 +264,55 @@ class KueueAdmitter final : public Admitter {
       host.SetPendingReason(it->id, "blocked_behind_head", detail);
   }
 
+  // The PodGroup a workload names, or nullptr: in its namespace, else by name alone.
+  const govern::PodGroupSpec* FindPodGroup(const model::Workload& w) const {
+    const govern::PodGroupSpec* by_name = nullptr;
+    for (const auto& pg : engine_->policy().pod_groups) {
+      if (pg.name != w.pod_group) continue;
+      if (pg.namespace_name == w.namespace_name) return &pg;
+      if (!by_name) by_name = &pg;
+    }
+    return by_name;
+  }
+
   govern::WorkloadRequest Request(const AdmissionHost& host, model::WorkloadId id) const {
     const model::Workload& w = host.workload(id);
     govern::WorkloadRequest r;
-    r.id = id;
-    r.name = w.name;
-    r.namespace_name = w.namespace_name;
-    r.local_queue = w.queue;
-    r.priority_class = w.priority_class;
-    r.tier = w.tier;
-    if (!engine_->policy().FindPriorityClass(w.priority_class))
-      r.priority = DefaultPriority(w.tier);
-    for (const auto& ps : w.pod_sets) {
-      govern::PodSetRequest p;
-      p.name = ps.name;
-      // A service is admitted once at its peak size; replicas then follow demand inside it.
-      p.count = w.kind == model::WorkloadKind::kInference ? w.max_replicas : ps.count;
-      p.requests.push_back({kGpu, ps.gpus_per_pod});
-      r.pod_sets.push_back(std::move(p));
+    const govern::PodGroupSpec* pg = w.pod_group.empty() ? nullptr : FindPodGroup(w);
+    if (pg) {
+      // Volcano: the PodGroup's queue, minMember and minResources govern admission.
+      r = govern::PodGroupToRequest(*pg, id);
+    } else {
+      r.id = id;
+      r.namespace_name = w.namespace_name;
+      r.local_queue = w.queue;
+      r.priority_class = w.priority_class;
+      for (const auto& ps : w.pod_sets) {
+        govern::PodSetRequest p;
+        p.name = ps.name;
+        // A service is admitted once at its peak size; replicas then follow demand inside it.
+        p.count = w.kind == model::WorkloadKind::kInference ? w.max_replicas : ps.count;
+        p.requests.push_back({kGpu, ps.gpus_per_pod});
+        r.pod_sets.push_back(std::move(p));
+      }
+      // Volcano has no LocalQueues: a workload names its Queue (PodGroup spec.queue) directly.
+      if (!engine_->ResolveClusterQueue(r).ok() && engine_->FindClusterQueue(w.queue) >= 0)
+        r.cluster_queue = w.queue;
     }
+    r.name = w.name;
+    r.tier = w.tier;
+    if (!engine_->policy().FindPriorityClass(r.priority_class))
+      r.priority = DefaultPriority(w.tier);
     r.queue_timestamp = w.submit_time;
-    // Volcano has no LocalQueues: a workload names its Queue (PodGroup spec.queue) directly.
-    if (!engine_->ResolveClusterQueue(r).ok() && engine_->FindClusterQueue(w.queue) >= 0)
-      r.cluster_queue = w.queue;
     r.checkpoint_interval = w.checkpoint_interval;
     r.restore_time = w.restore_time;
+    // Pods created one by one: the gang is incomplete until minMember of them exist (Volcano's
+    // NotEnoughTasks; without a PodGroup every pod is a member).
+    if (w.pod_interval.micros() > 0 && w.kind != model::WorkloadKind::kInference) {
+      r.min_member = pg ? pg->min_member : w.TotalPods();
+      r.available_pods = static_cast<int32_t>(
+          std::min<int64_t>(w.TotalPods(), 1 + (host.Now() - w.submit_time) / w.pod_interval));
+    }
     return r;
   }
 
@@ -290,6 +326,13 @@ class KueueAdmitter final : public Admitter {
         bool done = false;
         used_by_team_[host.workload(id).team] += host.TryPlace(id, INT_MAX, &done);
         if (!done) retry_placement_.insert(id);
+        continue;
+      }
+      const model::Workload& w = host.workload(id);
+      if (!w.pod_group.empty() && !FindPodGroup(w)) {
+        host.SetPendingReason(
+            id, "misconfigured_queue",
+            fmt::format("PodGroup {}/{} is not in the policy", w.namespace_name, w.pod_group));
         continue;
       }
       const govern::WorkloadRequest req = Request(host, id);
@@ -339,6 +382,11 @@ class KueueAdmitter final : public Admitter {
       d = engine_->TryAdmit(req, host.Now());
     }
     if (d.mode != govern::AdmissionMode::kFit) {
+      if (d.primary_reason() == govern::PendingReason::kGangIncomplete) {
+        // Retry when its next pod exists (the reason's count stays current).
+        const model::Workload& w = host.workload(id);
+        WakeAt(host, w.submit_time + w.pod_interval * req.available_pods, d.cluster_queue_index);
+      }
       last_reason_ = govern::PendingReasonName(d.primary_reason());
       last_detail_ = d.Message();
       host.SetPendingReason(id, last_reason_, last_detail_);
@@ -372,6 +420,9 @@ class KueueAdmitter final : public Admitter {
   std::unique_ptr<govern::GovernanceEngine> engine_;
   std::vector<CqQueue> queues_;
   std::vector<int> dirty_list_;  // Queues marked dirty since the last cycle.
+  // (time, queue): the queue becomes dirty then (gang complete, backoff over).
+  std::priority_queue<std::pair<int64_t, int>, std::vector<std::pair<int64_t, int>>, std::greater<>>
+      timers_;
   std::vector<CqStats> stats_;
   std::unordered_set<model::WorkloadId> inadmissible_;  // Last attempt failed (BestEffortFIFO).
   std::vector<model::WorkloadId> pending_enqueue_;

@@ -483,6 +483,14 @@ bool Twin::FitsAfterPreempting(model::WorkloadId id,
 
 // ---- Helpers ---------------------------------------------------------------------------
 
+void Twin::RequestCycleAt(SimTime t) {
+  if (t <= now_) {
+    RequestSchedule();
+  } else if (t <= horizon_) {
+    events_queue_.Push(t, EventKind::kSchedule);
+  }
+}
+
 void Twin::RequestSchedule() {
   if (schedule_requested_) return;
   schedule_requested_ = true;

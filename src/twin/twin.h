@@ -232,6 +232,7 @@ class Twin : private AdmissionHost, private TwinOps {
                            const std::vector<model::WorkloadId>& victims) const override;
   SimTime Now() const override { return now_; }  // AdmissionHost and TwinOps.
   SimTime PendingSince(model::WorkloadId id) const override { return runs_[id].pending_since; }
+  void RequestCycleAt(SimTime t) override;
   std::string_view PendingReasonOf(model::WorkloadId id, std::string* detail) const override {
     *detail = runs_[id].reason_detail;
     return runs_[id].reason;

@@ -156,5 +156,48 @@ TEST(KueueAdmitterTest, StrictFifoBlocksBehindItsHeadBestEffortDoesNot) {
   }
 }
 
+// A Volcano PodGroup drives a twin workload: examples/volcano/queues.yaml's llama-70b-ft
+// (minMember 4, minResources 32 GPUs, queue training). Its 4 pods are created 60 s apart, so the
+// gang is incomplete (Volcano NotEnoughTasks) until t = 180 s, then admitted as a whole.
+TEST(KueueAdmitterTest, VolcanoPodGroupGangIsIncompleteUntilItsPodsExist) {
+  Scenario s = testing::MustParse(testing::SmallScenarioYaml(
+      8, "training:0",
+      "generators:\n"
+      "  - {name: ft, team: training, kind: training, arrival: {process: once, count: 1},\n"
+      "     pods: 4, gpus_per_pod: 8, duration_hours: 1, pod_group: llama-70b-ft,\n"
+      "     pod_creation_seconds: 60}\n"
+      "  - {name: lost, team: training, kind: training, arrival: {process: once, count: 1},\n"
+      "     pod_group: no-such-group}\n"));
+  TwinOptions o;
+  o.policy_files = {Example("volcano/queues.yaml")};
+  auto t = Twin::Create(std::move(s), o);
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  (*t)->RunUntil(kSimStart + Seconds(150));
+  const WorkloadRun* ft = (*t)->FindRun("ft-000000");
+  ASSERT_NE(ft, nullptr);
+  EXPECT_EQ(ft->state, RunState::kPending);
+  EXPECT_EQ(ft->reason, "gang_incomplete");
+  EXPECT_NE(ft->reason_detail.find("3/4 pods of the gang exist (minMember 4)"), std::string::npos)
+      << ft->reason_detail;
+  EXPECT_EQ((*t)->BuildReport().pending_by_reason.at("gang_incomplete"), 1);
+  EXPECT_EQ((*t)->FindRun("lost-000000")->reason, "misconfigured_queue");
+  // The fourth pod exists at 180 s: the whole gang is admitted and placed then, in one go.
+  (*t)->RunUntil(kSimStart + Seconds(179));
+  EXPECT_EQ(ft->state, RunState::kPending);
+  (*t)->RunUntil(kSimStart + Seconds(180));
+  EXPECT_NE(ft->state, RunState::kPending);
+  EXPECT_EQ(ft->pods.size(), 4u);
+  const SchedulerReport r = (*t)->Scheduler();
+  for (const auto& cq : r.cluster_queues)
+    if (cq.name == "training") {
+      EXPECT_EQ(cq.admitted_workloads_total, 1);
+      for (const auto& q : cq.quotas) {
+        // minResources is what the group reserves: 32 GPUs and 256 CPU cores.
+        if (q.resource == "nvidia.com/gpu") EXPECT_EQ(q.usage, 32);
+        if (q.resource == "cpu") EXPECT_EQ(q.usage, 256);
+      }
+    }
+}
+
 }  // namespace
 }  // namespace steward::twin
