@@ -333,6 +333,35 @@ std::string ExportKueueYaml(const Policy& p) {
     ApplyExtras(d, pc.extra);
     docs.push_back(d);
   }
+  if (p.configuration) {
+    const KueueConfiguration& c = *p.configuration;
+    const WaitForPodsReadyConfig& w = c.wait_for_pods_ready;
+    const bool v1beta1 = c.api_version == "config.kueue.x-k8s.io/v1beta1";
+    YAML::Node d;
+    d["apiVersion"] = c.api_version;
+    d["kind"] = "Configuration";
+    // v1beta1 says `enable`; v1beta2 enables a feature by the block's presence.
+    if (v1beta1)
+      d["fairSharing"]["enable"] = c.fair_sharing;
+    else if (c.fair_sharing)
+      d["fairSharing"] = YAML::Node(YAML::NodeType::Map);
+    {
+      // v1beta2 has no `enable` (the block is defaulted on); Steward's importer still reads
+      // `enable: false` so a disabled v1beta2 config survives the round trip.
+      YAML::Node wn;
+      if (v1beta1 || !w.enable) wn["enable"] = w.enable;
+      wn["timeout"] = fmt::format("{}s", w.timeout.ToSeconds());
+      wn["blockAdmission"] = w.block_admission;
+      wn["requeuingStrategy"]["timestamp"] = w.requeuing_timestamp;
+      wn["requeuingStrategy"]["backoffBaseSeconds"] = static_cast<int>(w.backoff_base.ToSeconds());
+      wn["requeuingStrategy"]["backoffMaxSeconds"] = static_cast<int>(w.backoff_max.ToSeconds());
+      if (w.backoff_limit_count)
+        wn["requeuingStrategy"]["backoffLimitCount"] = *w.backoff_limit_count;
+      d["waitForPodsReady"] = wn;
+    }
+    ApplyExtras(d, c.extra);
+    docs.push_back(d);
+  }
   for (const auto& ns : p.namespaces) {
     YAML::Node d = Header("Namespace", ns.name, "v1");
     for (const auto& [k, v] : ns.labels) d["metadata"]["labels"][k] = v;
@@ -472,6 +501,25 @@ Result<std::string> PolicyToJson(const Policy& p, int indent, bool include_warni
   for (const auto& ns : p.namespaces)
     j["namespaces"].push_back({{"name", ns.name}, {"labels", ns.labels}});
   j["passthrough_documents"] = p.passthrough_documents.size();
+  if (p.configuration) {
+    const KueueConfiguration& c = *p.configuration;
+    const WaitForPodsReadyConfig& w = c.wait_for_pods_ready;
+    j["configuration"] = {
+        {"api_version", c.api_version},
+        {"fair_sharing", c.fair_sharing},
+        {"wait_for_pods_ready",
+         {{"enable", w.enable},
+          {"timeout_seconds", w.timeout.ToSeconds()},
+          {"block_admission", w.block_admission},
+          {"requeuing_timestamp", w.requeuing_timestamp},
+          {"backoff_base_seconds", w.backoff_base.ToSeconds()},
+          {"backoff_max_seconds", w.backoff_max.ToSeconds()},
+          {"backoff_limit_count",
+           w.backoff_limit_count ? Json(*w.backoff_limit_count) : Json(nullptr)}}},
+        {"extra", ExtraJson(c.extra)}};
+  } else {
+    j["configuration"] = nullptr;
+  }
   if (include_warnings) j["warnings"] = p.warnings;
   return j.dump(indent);
 }
