@@ -367,9 +367,12 @@ class KueueAdmitter final : public Admitter {
       for (const auto& v : d.victims)
         victims.push_back(static_cast<model::WorkloadId>(v.workload_id));
       if (!host.FitsAfterPreempting(id, victims)) {
-        host.SetPendingReason(id, PendingReasonName(PendingReason::kFragmentation),
-                              "preempting would free quota but no node its pods fit on");
-        return false;
+        // Like a placement failure: a node change (a finish, a repair) retries it.
+        queues_[d.cluster_queue_index].placement_blocked = true;
+        last_reason_ = PendingReasonName(PendingReason::kFragmentation);
+        last_detail_ = "preempting would free quota but no node its pods fit on";
+        host.SetPendingReason(id, last_reason_, last_detail_);
+        return Outcome::kFailed;
       }
       // Evict the victims (each loses its work since its last checkpoint), then retry.
       for (const auto& v : d.victims) {

@@ -73,7 +73,9 @@ TEST(KueueAdmitterTest, NoPreemptionThatCannotLeadToAPlacement) {
   EXPECT_EQ(big->state, RunState::kPending);
   EXPECT_EQ(big->reason, "no_fit_fragmentation");
   for (const auto& run : (*t)->runs()) {
-    if (run.spec.name != "big-000000") EXPECT_EQ(run.interruptions, 0) << run.spec.name;
+    if (run.spec.name != "big-000000") {
+      EXPECT_EQ(run.interruptions, 0) << run.spec.name;
+    }
   }
   // When b's and c's jobs end at 20 h, a's job runs.
   const Report r = (*t)->Run();
@@ -193,8 +195,12 @@ TEST(KueueAdmitterTest, VolcanoPodGroupGangIsIncompleteUntilItsPodsExist) {
       EXPECT_EQ(cq.admitted_workloads_total, 1);
       for (const auto& q : cq.quotas) {
         // minResources is what the group reserves: 32 GPUs and 256 CPU cores.
-        if (q.resource == "nvidia.com/gpu") EXPECT_EQ(q.usage, 32);
-        if (q.resource == "cpu") EXPECT_EQ(q.usage, 256);
+        if (q.resource == "nvidia.com/gpu") {
+          EXPECT_EQ(q.usage, 32);
+        }
+        if (q.resource == "cpu") {
+          EXPECT_EQ(q.usage, 256);
+        }
       }
     }
 }
