@@ -14,6 +14,8 @@ inline constexpr int kExitFailure = 1;
 void RegisterTwinCommands(CLI::App& app);
 // `twin events`; RegisterTwinCommands calls it on its `twin` command.
 void RegisterTwinEventsCommand(CLI::App& twin);
+// `twin compare` (cli/twin_compare_command.cc); RegisterTwinCommands adds it to `twin`.
+void RegisterTwinCompareCommand(CLI::App& twin);
 void RegisterDiagnoseCommands(CLI::App& app);
 void RegisterCostCommands(CLI::App& app);
 void RegisterExperimentCommands(CLI::App& app);

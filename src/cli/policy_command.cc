@@ -8,17 +8,22 @@
 
 #include "cli/commands.h"
 #include "govern/policy_io.h"
+#include "twin/scenario.h"
+#include "twin/scenario_policy.h"
 
 namespace steward::cli {
 namespace {
 
-govern::Policy ImportOrFail(const std::vector<std::string>& files) {
+// Imports `files`; warnings go to stderr unless the caller prints them itself (--json carries
+// them in its "warnings" array, so they are not printed twice).
+govern::Policy ImportOrFail(const std::vector<std::string>& files, bool print_warnings = true) {
   auto policy = govern::ImportPolicyFiles(files);
   if (!policy.ok()) {
     std::cerr << "steward policy: " << policy.status().message() << "\n";
     Fail();
   }
-  for (const auto& w : policy->warnings) std::cerr << "warning: " << w << "\n";
+  if (print_warnings)
+    for (const auto& w : policy->warnings) std::cerr << "warning: " << w << "\n";
   return std::move(policy).value();
 }
 
@@ -44,7 +49,7 @@ void RegisterPolicyCommands(CLI::App& app) {
   imp->add_flag("--json", import_args->json,
                 "Print JSON (cluster_queues[].quotas[] in canonical units, with max_usable)");
   imp->callback([import_args] {
-    govern::Policy p = ImportOrFail(import_args->files);
+    govern::Policy p = ImportOrFail(import_args->files, !import_args->json);
     auto out = import_args->json ? govern::PolicyToJson(p) : govern::PolicyToText(p);
     if (!out.ok()) {
       std::cerr << "steward policy import: " << out.status().message() << "\n";
@@ -58,18 +63,25 @@ void RegisterPolicyCommands(CLI::App& app) {
     bool kueue = false;
   };
   auto export_args = std::make_shared<ExportArgs>();
-  auto* exp =
-      policy->add_subcommand("export", "Print the policy as Kueue v1beta1 YAML (for GitOps)");
+  auto* exp = policy->add_subcommand(
+      "export",
+      "Print the policy as Kueue v1beta1 YAML (for GitOps): of the FILEs, or without FILE the "
+      "built-in scenario's (its fifo-quota teams as StrictFIFO ClusterQueues)");
   exp->add_flag("--kueue", export_args->kueue, "Kueue YAML (the only format for now)")->required();
-  exp->add_option("FILE", export_args->files, "Policy YAML files to convert")
+  exp->add_option("FILE", export_args->files,
+                  "Kueue/Volcano YAML files to convert (omit: the built-in scenario's policy)")
       ->check(CLI::ExistingFile);
   exp->callback([export_args] {
-    if (export_args->files.empty()) {
-      std::cerr << "steward policy export: give the policy FILE(s) to export\n";
+    if (!export_args->files.empty()) {
+      std::cout << govern::ExportKueueYaml(ImportOrFail(export_args->files));
+      return;
+    }
+    auto p = twin::ScenarioPolicy(twin::DefaultScenario());
+    if (!p.ok()) {
+      std::cerr << "steward policy export: " << p.status().message() << "\n";
       Fail();
     }
-    govern::Policy p = ImportOrFail(export_args->files);
-    std::cout << govern::ExportKueueYaml(p);
+    std::cout << govern::ExportKueueYaml(*p);
   });
 }
 

@@ -341,6 +341,8 @@ void RegisterTwinCommands(CLI::App& app) {
   auto* validate = twin->add_subcommand("validate", "Check a scenario file; exit 0 or explain");
   validate->add_option("scenario", *path, "Scenario YAML file")->required();
   validate->callback([path] { Validate(*path); });
+
+  RegisterTwinCompareCommand(*twin);
 }
 
 }  // namespace steward::cli

@@ -1,10 +1,12 @@
 #include "govern/governance_engine.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numeric>
 
 namespace steward::govern {
 namespace {
@@ -301,24 +303,27 @@ bool GovernanceEngine::TierAllowsPreemption(const AdmittedWorkload& w) const {
 
 double GovernanceEngine::LostGpuHours(const AdmittedWorkload& w, SimTime now) const {
   if (now < w.admit_time) return 0;
-  SimTime since = w.admit_time;
-  SimDuration restore;
-  if (w.checkpoint_interval > SimDuration()) {
-    int64_t k = (now - w.admit_time) / w.checkpoint_interval;
-    since = w.admit_time + w.checkpoint_interval * k;
-    restore = w.restore_time;
+  // Integer microseconds until the one conversion: this runs for every preemption candidate.
+  int64_t since = (now - w.admit_time).micros();  // Work not saved by a checkpoint.
+  int64_t restore = 0;
+  const int64_t interval = w.checkpoint_interval.micros();
+  if (interval > 0) {
+    since %= interval;
+    restore = w.restore_time.micros();
   }
   if (!w.last_checkpoint.is_never() && w.last_checkpoint <= now) {
-    since = std::max(since, w.last_checkpoint);
-    restore = w.restore_time;
+    since = std::min(since, (now - w.last_checkpoint).micros());
+    restore = w.restore_time.micros();
   }
-  return w.gpus * ((now - since).ToHours() + restore.ToHours());
+  constexpr double kHoursPerMicro = 1.0 / 3.6e9;
+  return w.gpus * static_cast<double>(since + restore) * kHoursPerMicro;
 }
 
 VictimCandidate GovernanceEngine::MakeCandidate(const AdmittedWorkload& w, bool same_queue,
                                                 SimTime now) const {
   VictimCandidate c;
   c.workload_id = w.id;
+  c.workload = &w;
   c.cluster_queue = w.cluster_queue;
   c.same_queue = same_queue;
   c.evicting = w.evicting;
@@ -372,17 +377,34 @@ bool GovernanceEngine::CrossQueueVictimValid(int victim_cq, int preemptor_cq,
 
 std::vector<int64_t> GovernanceEngine::MinimalTargets(
     int cq, const std::vector<Contested>& contested, const std::vector<VictimCandidate>& candidates,
-    bool allow_borrowing) const {
+    std::vector<int>& order, bool allow_borrowing) const {
+  // Candidates are taken in the ordering's order, but usually only the first few are needed:
+  // the best kFirst are selected (partial_sort: about one comparison per candidate), and only if
+  // they are not enough is the rest heaped (O(n), then O(log n) per candidate taken). The walk is
+  // the same as over a full sort.
+  constexpr size_t kFirst = 16;
+  auto before = [&](int a, int b) { return ordering_->Before(candidates[a], candidates[b]); };
+  auto after = [&](int a, int b) { return before(b, a); };
+  const size_t first = std::min(kFirst, order.size());
+  std::partial_sort(order.begin(), order.begin() + first, order.end(), before);
   std::vector<const AdmittedWorkload*> removed;
   bool fits = false;
-  for (const auto& c : candidates) {
-    const AdmittedWorkload& w = admitted_.at(c.workload_id);
-    if (!c.same_queue && !CrossQueueVictimValid(w.cluster_queue, cq, contested)) continue;
+  // Tries one candidate; true when the preemptor fits.
+  auto take = [&](int index) {
+    const VictimCandidate& c = candidates[index];
+    const AdmittedWorkload& w = *c.workload;
+    if (!c.same_queue && !CrossQueueVictimValid(w.cluster_queue, cq, contested)) return false;
     ApplyUsage(w, -1);
     removed.push_back(&w);
-    if (Fits(cq, contested, allow_borrowing)) {
-      fits = true;
-      break;
+    return Fits(cq, contested, allow_borrowing);
+  };
+  for (size_t i = 0; i < first && !fits; ++i) fits = take(order[i]);
+  if (!fits && order.size() > first) {
+    auto rest = order.begin() + first;
+    std::make_heap(rest, order.end(), after);
+    for (auto end = order.end(); end != rest && !fits; --end) {
+      std::pop_heap(rest, end, after);
+      fits = take(*(end - 1));
     }
   }
   if (!fits) {
@@ -422,32 +444,34 @@ std::vector<PreemptionTarget> GovernanceEngine::FindTargets(int cq, int32_t prio
         if (c.fr == fr && a > 0) return true;
     return false;
   };
-  std::vector<VictimCandidate> same, cross;
-  for (int64_t id : me.admitted) {
-    const AdmittedWorkload& w = admitted_.at(id);
-    if (!uses_contested(w) || !TierAllowsPreemption(w)) continue;
-    if (!PriorityAllows(pol.within_cluster_queue, w.priority, priority, w.queue_timestamp,
+  // Candidates go to a reused buffer: same-queue ones first, then the other queues'.
+  std::vector<VictimCandidate>& cands = scratch_candidates_;
+  cands.clear();
+  for (const AdmittedWorkload* w : me.admitted) {
+    if (!uses_contested(*w) || !TierAllowsPreemption(*w)) continue;
+    if (!PriorityAllows(pol.within_cluster_queue, w->priority, priority, w->queue_timestamp,
                         queue_ts))
       continue;
-    same.push_back(MakeCandidate(w, true, now));
+    cands.push_back(MakeCandidate(*w, true, now));
   }
+  const int num_same = static_cast<int>(cands.size());
   if (pol.reclaim_within_cohort != PreemptionPolicy::kNever && tree_.parent(me.node) != -1) {
     for (int other : cqs_by_root_[root_slot_[me.root]]) {
       if (other == cq || !cqs_[other].spec.reclaimable) continue;
       if (!CrossQueueVictimValid(other, cq, contested)) continue;
-      for (int64_t id : cqs_[other].admitted) {
-        const AdmittedWorkload& w = admitted_.at(id);
-        if (!uses_contested(w) || !TierAllowsPreemption(w)) continue;
-        if (!PriorityAllows(pol.reclaim_within_cohort, w.priority, priority, w.queue_timestamp,
+      for (const AdmittedWorkload* w : cqs_[other].admitted) {
+        if (!uses_contested(*w) || !TierAllowsPreemption(*w)) continue;
+        if (!PriorityAllows(pol.reclaim_within_cohort, w->priority, priority, w->queue_timestamp,
                             queue_ts))
           continue;
-        cross.push_back(MakeCandidate(w, false, now));
+        cands.push_back(MakeCandidate(*w, false, now));
       }
     }
   }
-  auto by_order = [&](const VictimCandidate& a, const VictimCandidate& b) {
-    return ordering_->Before(a, b);
-  };
+  const int num_all = static_cast<int>(cands.size());
+  const bool any_cross = num_all > num_same;
+  std::vector<int> order;
+  order.reserve(num_all);
   auto to_targets = [&](const std::vector<int64_t>& ids, PreemptionReason cross_reason) {
     std::vector<PreemptionTarget> out;
     for (int64_t id : ids) {
@@ -469,28 +493,28 @@ std::vector<PreemptionTarget> GovernanceEngine::FindTargets(int cq, int32_t prio
   bool under_nominal = std::all_of(contested.begin(), contested.end(), [&](const Contested& c) {
     return tree_.Usage(me.node, c.fr) < tree_.Nominal(me.node, c.fr);
   });
-  if (under_nominal && !cross.empty()) {
-    std::vector<VictimCandidate> all = same;
-    all.insert(all.end(), cross.begin(), cross.end());
-    std::sort(all.begin(), all.end(), by_order);
-    auto ids = MinimalTargets(cq, contested, all, false);
+  if (under_nominal && any_cross) {
+    order.resize(num_all);
+    std::iota(order.begin(), order.end(), 0);
+    auto ids = MinimalTargets(cq, contested, cands, order, false);
     if (!ids.empty()) return to_targets(ids, PreemptionReason::kInCohortReclamation);
   }
   // 2) Reclaim while borrowing (borrowWithinCohort: LowerPriority, up to the threshold).
-  if (pol.borrow_within_cohort == PreemptionPolicy::kLowerPriority && !cross.empty()) {
-    std::vector<VictimCandidate> all = same;
-    for (const auto& c : cross)
-      if (c.priority < priority &&
-          (!pol.max_priority_threshold || c.priority <= *pol.max_priority_threshold))
-        all.push_back(c);
-    std::sort(all.begin(), all.end(), by_order);
-    auto ids = MinimalTargets(cq, contested, all, true);
+  if (pol.borrow_within_cohort == PreemptionPolicy::kLowerPriority && any_cross) {
+    order.clear();
+    for (int i = 0; i < num_all; ++i)
+      if (i < num_same ||
+          (cands[i].priority < priority &&
+           (!pol.max_priority_threshold || cands[i].priority <= *pol.max_priority_threshold)))
+        order.push_back(i);
+    auto ids = MinimalTargets(cq, contested, cands, order, true);
     if (!ids.empty()) return to_targets(ids, PreemptionReason::kInCohortReclaimWhileBorrowing);
   }
   // 3) Only the preemptor's own queue; it may keep borrowing what it already borrows.
-  if (!same.empty()) {
-    std::sort(same.begin(), same.end(), by_order);
-    auto ids = MinimalTargets(cq, contested, same, true);
+  if (num_same > 0) {
+    order.resize(num_same);
+    std::iota(order.begin(), order.end(), 0);
+    auto ids = MinimalTargets(cq, contested, cands, order, true);
     if (!ids.empty()) return to_targets(ids, PreemptionReason::kInClusterQueue);
   }
   return {};
@@ -512,8 +536,8 @@ std::vector<PreemptionTarget> GovernanceEngine::FairSharingTargets(
   auto collect = [&](int q, bool same) {
     std::vector<VictimCandidate> list;
     PreemptionPolicy p = same ? pol.within_cluster_queue : pol.reclaim_within_cohort;
-    for (int64_t id : cqs_[q].admitted) {
-      const AdmittedWorkload& w = admitted_.at(id);
+    for (const AdmittedWorkload* wp : cqs_[q].admitted) {
+      const AdmittedWorkload& w = *wp;
       if (!uses_contested(w) || !TierAllowsPreemption(w)) continue;
       if (!PriorityAllows(p, w.priority, priority, w.queue_timestamp, queue_ts)) continue;
       list.push_back(MakeCandidate(w, same, now));
@@ -564,7 +588,7 @@ std::vector<PreemptionTarget> GovernanceEngine::FairSharingTargets(
       if (best == -1) break;
       int tq = per_queue[best].first;
       const VictimCandidate& cand = per_queue[best].second[next[best]];
-      const AdmittedWorkload& w = admitted_.at(cand.workload_id);
+      const AdmittedWorkload& w = *cand.workload;
       bool accept;
       if (tq == cq || within_nominal) {
         accept = true;
@@ -955,8 +979,11 @@ Status GovernanceEngine::Admit(const WorkloadRequest& req, const Decision& decis
       return Status::FailedPrecondition(fmt::format(
           "quota for {} no longer fits in ClusterQueue {}", req.name, cqs_[cq].spec.name));
   ApplyUsage(w, +1);
-  cqs_[cq].admitted.push_back(w.id);
-  admitted_.emplace(w.id, std::move(w));
+  auto& list = cqs_[cq].admitted;
+  w.slot = static_cast<int>(list.size());
+  // unordered_map nodes never move, so the queue's list can point at them.
+  AdmittedWorkload* stored = &admitted_.emplace(w.id, std::move(w)).first->second;
+  list.push_back(stored);
   return Status::Ok();
 }
 
@@ -966,11 +993,10 @@ Status GovernanceEngine::Release(int64_t workload_id) {
     return Status::NotFound(fmt::format("workload {} is not admitted", workload_id));
   ApplyUsage(it->second, -1);
   auto& list = cqs_[it->second.cluster_queue].admitted;
-  auto pos = std::find(list.begin(), list.end(), workload_id);
-  if (pos != list.end()) {
-    *pos = list.back();
-    list.pop_back();
-  }
+  const int slot = it->second.slot;  // O(1) swap-remove from the queue's list.
+  list[slot] = list.back();
+  list[slot]->slot = slot;
+  list.pop_back();
   admitted_.erase(it);
   return Status::Ok();
 }
@@ -988,6 +1014,44 @@ Status GovernanceEngine::ReportCheckpoint(int64_t workload_id, SimTime at) {
   if (it == admitted_.end())
     return Status::NotFound(fmt::format("workload {} is not admitted", workload_id));
   it->second.last_checkpoint = at;
+  return Status::Ok();
+}
+
+Status GovernanceEngine::SetNominalQuota(std::string_view cq, std::string_view flavor,
+                                         std::string_view resource, Amount nominal) {
+  const int q = FindClusterQueue(cq);
+  if (q < 0) return Status::NotFound(fmt::format("no ClusterQueue named '{}'", cq));
+  if (nominal < 0) return Status::InvalidArgument(fmt::format("nominalQuota {} < 0", nominal));
+  // Every (flavor, resource) of the queue that matches, in the policy and in the engine's copy.
+  std::vector<ResourceQuota*> matches;
+  std::vector<std::string> flavors;
+  ClusterQueue* in_policy = &policy_.cluster_queues[q];  // Same index as cqs_ (Build).
+  for (ClusterQueue* spec : {&cqs_[q].spec, in_policy})
+    for (auto& g : spec->resource_groups)
+      for (auto& fq : g.flavors) {
+        if (!flavor.empty() && fq.flavor != flavor) continue;
+        for (auto& rq : fq.resources)
+          if (rq.resource == resource) {
+            matches.push_back(&rq);
+            if (spec == &cqs_[q].spec) flavors.push_back(fq.flavor);
+          }
+      }
+  if (flavors.empty())
+    return Status::NotFound(fmt::format("ClusterQueue {} has no quota for {}{}", cq, resource,
+                                        flavor.empty() ? "" : " in flavor " + std::string(flavor)));
+  if (flavors.size() > 1)
+    return Status::InvalidArgument(
+        fmt::format("ClusterQueue {} has {} in flavors {}: name the flavor", cq, resource,
+                    fmt::join(flavors, ", ")));
+  const ResourceQuota& old = *matches[0];
+  if (old.lending_limit && nominal < *old.lending_limit)
+    return Status::InvalidArgument(fmt::format(
+        "nominalQuota {} is below the lendingLimit {} of ClusterQueue {} ({}, {})",
+        Canon(nominal, resource), Canon(*old.lending_limit, resource), cq, flavors[0], resource));
+  for (ResourceQuota* rq : matches) rq->nominal = nominal;
+  const int fr = Fr(FlavorIndex(flavors[0]), ResourceIndex(resource));
+  tree_.UpdateQuota(cqs_[q].node, fr, nominal, old.borrowing_limit.value_or(kUnlimited),
+                    old.lending_limit.value_or(kUnlimited));
   return Status::Ok();
 }
 

@@ -90,6 +90,7 @@ struct AdmittedWorkload {
   SimDuration restore_time;
   SimTime last_checkpoint = SimTime::Never();  // Reported by the twin; Never = derive.
   bool evicting = false;
+  int slot = -1;  // Position in its queue's list of admitted workloads.
 };
 
 class GovernanceEngine {
@@ -118,6 +119,13 @@ class GovernanceEngine {
   // waitForPodsReady blockAdmission: while set, fitting workloads get kDeferred
   // (kWaitingForPodsReady). Driven by PodsReadyTracker::AdmissionBlocked().
   void SetAdmissionBlocked(bool blocked) { admission_blocked_ = blocked; }
+  // Changes the nominal quota of (cq, flavor, resource) while running (steward serve's quota
+  // control). Limits stay; admitted workloads keep their quota even above the new nominal
+  // (Kueue does not evict on quota changes either). `flavor` "" = the queue's only flavor
+  // listing `resource` (an error when it lists several). Rejects a nominal below the
+  // lendingLimit (Kueue's validation) and unknown names.
+  Status SetNominalQuota(std::string_view cq, std::string_view flavor, std::string_view resource,
+                         Amount nominal);
   // Namespace labels for namespaceSelector. Unknown namespaces have only
   // kubernetes.io/metadata.name=<name>, as Kubernetes sets.
   void SetNamespaceLabels(const std::string& ns, std::map<std::string, std::string> labels);
@@ -146,6 +154,11 @@ class GovernanceEngine {
   double DominantResourceShare(int cq) const;
   // The queue's queueingStrategy (the twin's pending heaps honour it).
   QueueingStrategy queueing_strategy(int cq) const { return cqs_[cq].spec.queueing_strategy; }
+  // Every ClusterQueue of cq's cohort tree (cq itself included; just cq without a cohort): the
+  // queues whose admissions can change once cq's usage changes.
+  const std::vector<int>& CohortQueues(int cq) const {
+    return cqs_by_root_[root_slot_[cqs_[cq].root]];
+  }
   // True when the queue borrows on any (flavor, resource).
   bool IsBorrowing(int cq) const;
 
@@ -164,8 +177,8 @@ class GovernanceEngine {
     bool active = true;
     std::string inactive_reason;
     std::vector<Group> groups;
-    std::vector<int> group_of_resource;  // Resource index -> group, -1 = not covered.
-    std::vector<int64_t> admitted;       // Admitted workload ids (swap-remove).
+    std::vector<int> group_of_resource;       // Resource index -> group, -1 = not covered.
+    std::vector<AdmittedWorkload*> admitted;  // Into admitted_ (nodes are stable).
   };
   struct Contested {
     int fr;
@@ -186,11 +199,12 @@ class GovernanceEngine {
   std::vector<PreemptionTarget> FairSharingTargets(int cq, int32_t priority, SimTime queue_ts,
                                                    const std::vector<Contested>& contested,
                                                    SimTime now) const;
-  // Minimal target search over `candidates` (already ordered): remove until fits, then fill
-  // back. Usage is restored before returning.
+  // Minimal target search over `candidates` in the ordering's order: remove until it fits,
+  // then fill back. Usage is restored before returning.
+  // `order` holds indices into `candidates` (it is reordered).
   std::vector<int64_t> MinimalTargets(int cq, const std::vector<Contested>& contested,
                                       const std::vector<VictimCandidate>& candidates,
-                                      bool allow_borrowing) const;
+                                      std::vector<int>& order, bool allow_borrowing) const;
   bool CrossQueueVictimValid(int victim_cq, int preemptor_cq,
                              const std::vector<Contested>& contested) const;
   VictimCandidate MakeCandidate(const AdmittedWorkload& w, bool same_queue, SimTime now) const;
@@ -214,6 +228,8 @@ class GovernanceEngine {
   // Mutable so TryAdmit can simulate removals on the live tree and undo them (const API).
   mutable QuotaTree tree_;
   std::unordered_map<int64_t, AdmittedWorkload> admitted_;
+  // Reused by FindTargets so a decision allocates no candidate buffer (TryAdmit is const).
+  mutable std::vector<VictimCandidate> scratch_candidates_;
   bool admission_blocked_ = false;
 };
 

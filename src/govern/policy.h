@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "govern/quantity.h"
+#include "model/time.h"
 #include "model/workload.h"
 
 namespace steward::govern {
@@ -167,6 +168,27 @@ struct PodGroupSpec {
   SourceRef source;
 };
 
+// Kueue's Configuration (config.kueue.x-k8s.io; queue-semantics.md §1.10): the parts the twin
+// follows. v1beta1 switches features on with `enable`; v1beta2 with the block's presence, and
+// its defaults differ (waitForPodsReady timeout 30 min, blockAdmission false).
+struct WaitForPodsReadyConfig {
+  bool enable = false;
+  SimDuration timeout = Minutes(5);
+  bool block_admission = true;
+  std::string requeuing_timestamp = "Eviction";  // Eviction | Creation.
+  SimDuration backoff_base = Seconds(60);
+  SimDuration backoff_max = Seconds(3600);
+  std::optional<int32_t> backoff_limit_count;  // nullopt = retry forever.
+};
+
+struct KueueConfiguration {
+  std::string api_version = "config.kueue.x-k8s.io/v1beta1";
+  bool fair_sharing = false;
+  WaitForPodsReadyConfig wait_for_pods_ready;
+  ExtraFields extra;  // Everything else (integrations, manageJobsWithoutQueueName, ...).
+  SourceRef source;
+};
+
 // A namespace's labels, for namespaceSelector (imported from core/v1 Namespace objects).
 struct NamespaceSpec {
   std::string name;
@@ -181,6 +203,7 @@ struct Policy {
   std::vector<WorkloadPriorityClass> priority_classes;
   std::vector<PodGroupSpec> pod_groups;
   std::vector<NamespaceSpec> namespaces;
+  std::optional<KueueConfiguration> configuration;  // From a Kueue Configuration document.
   // Documents of kinds Steward does not model (AdmissionCheck, Topology, Workload, ...),
   // re-emitted verbatim by export.
   std::vector<std::string> passthrough_documents;

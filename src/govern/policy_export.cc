@@ -4,6 +4,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "govern/governance_engine.h"
 #include "govern/policy_io.h"
@@ -132,11 +133,44 @@ YAML::Node SelectorNode(const LabelSelector& s) {
   return n;
 }
 
+// Emits a document like `e << doc`, except that label and annotation values are always quoted:
+// Kubernetes wants strings there, and "false" or "3" unquoted would read as a bool or a number.
+void EmitDocument(YAML::Emitter& e, const YAML::Node& doc) {
+  e << YAML::BeginMap;
+  for (const auto& kv : doc) {
+    e << YAML::Key << kv.first << YAML::Value;
+    if (kv.first.Scalar() != "metadata" || !kv.second.IsMap()) {
+      e << kv.second;
+      continue;
+    }
+    e << YAML::BeginMap;
+    for (const auto& m : kv.second) {
+      e << YAML::Key << m.first << YAML::Value;
+      const std::string key = m.first.Scalar();
+      if ((key != "labels" && key != "annotations") || !m.second.IsMap()) {
+        e << m.second;
+        continue;
+      }
+      e << YAML::BeginMap;
+      for (const auto& a : m.second) {
+        e << YAML::Key << a.first << YAML::Value;
+        if (a.second.IsScalar())
+          e << YAML::DoubleQuoted << a.second.Scalar();
+        else
+          e << a.second;
+      }
+      e << YAML::EndMap;
+    }
+    e << YAML::EndMap;
+  }
+  e << YAML::EndMap;
+}
+
 std::string Emit(const std::vector<YAML::Node>& docs, const std::vector<std::string>& raw) {
   std::string out;
   for (const auto& d : docs) {
     YAML::Emitter e;
-    e << d;
+    EmitDocument(e, d);
     out += "---\n";
     out += e.c_str();
     out += "\n";
@@ -163,6 +197,38 @@ Json GroupsJson(const std::vector<ResourceGroup>& groups) {
     out.push_back(gj);
   }
   return out;
+}
+
+// max_usable of Volcano queues needs the cluster's size, which a policy file does not have: the
+// Volcano cohort's idle pool is taken as unbounded, so a queue's max_usable is its capability
+// (null without one). The twin pools the real cluster (SetVolcanoClusterCapacity), which gives
+// min(capability, what the cluster leaves) — the same number whenever the cluster is larger.
+Policy WithUnboundedVolcanoPool(const Policy& p) {
+  const Cohort* pool = p.FindCohort(kVolcanoCohort);
+  if (pool && !pool->resource_groups.empty()) return p;  // Capacity already set.
+  std::set<std::string> resources;
+  for (const auto& cq : p.cluster_queues)
+    if (cq.cohort == kVolcanoCohort)
+      for (const auto& g : cq.resource_groups)
+        for (const auto& r : g.covered_resources) resources.insert(r);
+  if (resources.empty()) return p;
+  Policy out = p;
+  std::vector<ResourceQuota> capacity;
+  for (const auto& r : resources) capacity.push_back({r, kUnlimited, std::nullopt, std::nullopt});
+  SetVolcanoClusterCapacity(&out, capacity);
+  return out;
+}
+
+Json MaxUsableJson(const GovernanceEngine& e, const std::string& cq, const std::string& flavor,
+                   const std::string& resource) {
+  const Amount a = e.MaxUsable(cq, flavor, resource);
+  return a == kUnlimited ? Json(nullptr) : QuantityJson(a, resource);
+}
+
+std::optional<Amount> MaxUsableOrNull(const GovernanceEngine& e, const std::string& cq,
+                                      const std::string& flavor, const std::string& resource) {
+  const Amount a = e.MaxUsable(cq, flavor, resource);
+  return a == kUnlimited ? std::nullopt : std::optional<Amount>(a);
 }
 
 Json ExtraJson(const ExtraFields& extra) {
@@ -232,7 +298,21 @@ std::string ExportKueueYaml(const Policy& p) {
     if (cq.stop_policy != StopPolicy::kNone)
       spec["stopPolicy"] = std::string(StopPolicyName(cq.stop_policy));
     d["spec"] = spec;
-    ApplyExtras(d, cq.extra);
+    // A Volcano Queue's spec fields Steward does not map (dequeueStrategy, priority, ...) are no
+    // ClusterQueue fields: they travel as annotations steward.io/volcano.<field>, which import
+    // turns back into the same extras.
+    ExtraFields extra = cq.extra;
+    if (cq.origin == "volcano")
+      for (auto it = extra.begin(); it != extra.end();) {
+        if (!it->first.starts_with("spec.")) {
+          ++it;
+          continue;
+        }
+        d["metadata"]["annotations"][std::string(kVolcanoSpecAnnotation) + it->first.substr(5)] =
+            it->second;
+        it = extra.erase(it);
+      }
+    ApplyExtras(d, extra);
     docs.push_back(d);
   }
   for (const auto& lq : p.local_queues) {
@@ -251,6 +331,35 @@ std::string ExportKueueYaml(const Policy& p) {
     d["value"] = pc.value;
     if (!pc.description.empty()) d["description"] = pc.description;
     ApplyExtras(d, pc.extra);
+    docs.push_back(d);
+  }
+  if (p.configuration) {
+    const KueueConfiguration& c = *p.configuration;
+    const WaitForPodsReadyConfig& w = c.wait_for_pods_ready;
+    const bool v1beta1 = c.api_version == "config.kueue.x-k8s.io/v1beta1";
+    YAML::Node d;
+    d["apiVersion"] = c.api_version;
+    d["kind"] = "Configuration";
+    // v1beta1 says `enable`; v1beta2 enables a feature by the block's presence.
+    if (v1beta1)
+      d["fairSharing"]["enable"] = c.fair_sharing;
+    else if (c.fair_sharing)
+      d["fairSharing"] = YAML::Node(YAML::NodeType::Map);
+    {
+      // v1beta2 has no `enable` (the block is defaulted on); Steward's importer still reads
+      // `enable: false` so a disabled v1beta2 config survives the round trip.
+      YAML::Node wn;
+      if (v1beta1 || !w.enable) wn["enable"] = w.enable;
+      wn["timeout"] = fmt::format("{}s", w.timeout.ToSeconds());
+      wn["blockAdmission"] = w.block_admission;
+      wn["requeuingStrategy"]["timestamp"] = w.requeuing_timestamp;
+      wn["requeuingStrategy"]["backoffBaseSeconds"] = static_cast<int>(w.backoff_base.ToSeconds());
+      wn["requeuingStrategy"]["backoffMaxSeconds"] = static_cast<int>(w.backoff_max.ToSeconds());
+      if (w.backoff_limit_count)
+        wn["requeuingStrategy"]["backoffLimitCount"] = *w.backoff_limit_count;
+      d["waitForPodsReady"] = wn;
+    }
+    ApplyExtras(d, c.extra);
     docs.push_back(d);
   }
   for (const auto& ns : p.namespaces) {
@@ -274,7 +383,8 @@ std::string ExportKueueYaml(const Policy& p) {
 
 Result<std::string> PolicyToJson(const Policy& p, int indent, bool include_warnings) {
   EngineOptions opts;
-  STEWARD_ASSIGN_OR_RETURN(auto engine, GovernanceEngine::Create(p, opts));
+  STEWARD_ASSIGN_OR_RETURN(auto engine,
+                           GovernanceEngine::Create(WithUnboundedVolcanoPool(p), opts));
   Json j;
   j["resource_flavors"] = Json::array();
   for (const auto& rf : p.flavors) {
@@ -326,8 +436,7 @@ Result<std::string> PolicyToJson(const Policy& p, int indent, bool include_warni
                {"nominal", QuantityJson(q.nominal, q.resource)},
                {"borrowing_limit", QuantityJson(q.borrowing_limit, q.resource)},
                {"lending_limit", QuantityJson(q.lending_limit, q.resource)},
-               {"max_usable",
-                QuantityJson(engine->MaxUsable(cq.name, fq.flavor, q.resource), q.resource)}});
+               {"max_usable", MaxUsableJson(*engine, cq.name, fq.flavor, q.resource)}});
     c["resource_groups"] = GroupsJson(cq.resource_groups);
     c["queueing_strategy"] = QueueingStrategyName(cq.queueing_strategy);
     if (cq.namespace_selector) {
@@ -392,12 +501,31 @@ Result<std::string> PolicyToJson(const Policy& p, int indent, bool include_warni
   for (const auto& ns : p.namespaces)
     j["namespaces"].push_back({{"name", ns.name}, {"labels", ns.labels}});
   j["passthrough_documents"] = p.passthrough_documents.size();
+  if (p.configuration) {
+    const KueueConfiguration& c = *p.configuration;
+    const WaitForPodsReadyConfig& w = c.wait_for_pods_ready;
+    j["configuration"] = {
+        {"api_version", c.api_version},
+        {"fair_sharing", c.fair_sharing},
+        {"wait_for_pods_ready",
+         {{"enable", w.enable},
+          {"timeout_seconds", w.timeout.ToSeconds()},
+          {"block_admission", w.block_admission},
+          {"requeuing_timestamp", w.requeuing_timestamp},
+          {"backoff_base_seconds", w.backoff_base.ToSeconds()},
+          {"backoff_max_seconds", w.backoff_max.ToSeconds()},
+          {"backoff_limit_count",
+           w.backoff_limit_count ? Json(*w.backoff_limit_count) : Json(nullptr)}}},
+        {"extra", ExtraJson(c.extra)}};
+  } else {
+    j["configuration"] = nullptr;
+  }
   if (include_warnings) j["warnings"] = p.warnings;
   return j.dump(indent);
 }
 
 Result<std::string> PolicyToText(const Policy& p) {
-  STEWARD_ASSIGN_OR_RETURN(auto engine, GovernanceEngine::Create(p, {}));
+  STEWARD_ASSIGN_OR_RETURN(auto engine, GovernanceEngine::Create(WithUnboundedVolcanoPool(p), {}));
   std::string out;
   out += fmt::format(
       "{} ResourceFlavor(s), {} Cohort(s), {} ClusterQueue(s), {} LocalQueue(s), "
@@ -413,11 +541,12 @@ Result<std::string> PolicyToText(const Policy& p) {
     for (const auto& g : cq.resource_groups)
       for (const auto& fq : g.flavors)
         for (const auto& rq : fq.resources)
-          out += fmt::format("{:<20} {:<14} {:<16} {:<16} {:>10} {:>10} {:>10} {:>10}\n", cq.name,
-                             cq.cohort.empty() ? "-" : cq.cohort, fq.flavor, rq.resource,
-                             q(rq.nominal, rq.resource), q(rq.borrowing_limit, rq.resource),
-                             q(rq.lending_limit, rq.resource),
-                             q(engine->MaxUsable(cq.name, fq.flavor, rq.resource), rq.resource));
+          out += fmt::format(
+              "{:<20} {:<14} {:<16} {:<16} {:>10} {:>10} {:>10} {:>10}\n", cq.name,
+              cq.cohort.empty() ? "-" : cq.cohort, fq.flavor, rq.resource,
+              q(rq.nominal, rq.resource), q(rq.borrowing_limit, rq.resource),
+              q(rq.lending_limit, rq.resource),
+              q(MaxUsableOrNull(*engine, cq.name, fq.flavor, rq.resource), rq.resource));
   for (const auto& lq : p.local_queues)
     out += fmt::format("LocalQueue {}/{} -> {}\n", lq.namespace_name, lq.name, lq.cluster_queue);
   for (const auto& pc : p.priority_classes)

@@ -4,7 +4,10 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cctype>
+#include <cstdlib>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -45,6 +48,8 @@ class Parser {
     if (volcano && kind_ == "Queue") return VolcanoQueue(doc);
     if (volcano && kind_ == "PodGroup") return PodGroupDoc(doc);
     if (api == "v1" && kind_ == "Namespace") return NamespaceDoc(doc);
+    if (group == "config.kueue.x-k8s.io" && kind_ == "Configuration")
+      return ConfigurationDoc(doc, api);
     policy_->passthrough_documents.push_back(BlockDump(doc));
     Warn(doc, fmt::format("{} {} ({}) is not modelled by Steward; kept verbatim for export",
                           kind_.empty() ? "document" : kind_, name_, api));
@@ -334,6 +339,9 @@ class Parser {
     if (steward["steward.io/quota-check-strategy"] == "IgnoreUndeclared")
       cq.ignore_undeclared = true;
     if (steward.count("steward.io/origin")) cq.origin = steward["steward.io/origin"];
+    for (const auto& [key, value] : steward)
+      if (key.starts_with(kVolcanoSpecAnnotation))
+        cq.extra["spec." + key.substr(std::string_view(kVolcanoSpecAnnotation).size())] = value;
     const YAML::Node spec = doc["spec"];
     if (!spec || !spec.IsMap()) return Err(doc, "spec", "required");
     cq.cohort = Scalar(spec, "cohort");
@@ -602,6 +610,111 @@ class Parser {
     return Status::Ok();
   }
 
+  // A Go duration ("5m", "300s", "1h30m", "90s").
+  Result<SimDuration> Duration(const YAML::Node& n, std::string_view field) {
+    if (!n.IsScalar()) return Err(n, field, "expected a duration such as 5m or 300s");
+    const std::string& t = n.Scalar();
+    double total = 0;
+    size_t i = 0;
+    while (i < t.size()) {
+      size_t j = i;
+      while (j < t.size() && (std::isdigit(static_cast<unsigned char>(t[j])) || t[j] == '.')) ++j;
+      size_t k = j;
+      while (k < t.size() && std::isalpha(static_cast<unsigned char>(t[k]))) ++k;
+      const std::string num = t.substr(i, j - i), unit = t.substr(j, k - j);
+      static const std::map<std::string, double> kUnits = {
+          {"h", 3600}, {"m", 60}, {"s", 1}, {"ms", 1e-3}, {"us", 1e-6}};
+      auto u = kUnits.find(unit);
+      char* end = nullptr;
+      const double value = num.empty() ? 0 : std::strtod(num.c_str(), &end);
+      if (num.empty() || end != num.c_str() + num.size() || u == kUnits.end())
+        return Err(n, field, fmt::format("invalid duration \"{}\" (e.g. 5m, 300s, 1h30m)", t));
+      total += value * u->second;
+      i = k;
+    }
+    if (t.empty()) return Err(n, field, "empty duration");
+    return SecondsF(total);
+  }
+
+  // Kueue's Configuration: fairSharing and waitForPodsReady drive the twin; the rest is kept.
+  Status ConfigurationDoc(const YAML::Node& doc, const std::string& api) {
+    if (policy_->configuration)
+      return Err(doc, "kind", "a second Kueue Configuration (only one is allowed)");
+    KueueConfiguration c;
+    c.api_version = api;
+    c.source = {file_, doc.Mark().line + 1};
+    const bool v1beta1 = api == "config.kueue.x-k8s.io/v1beta1";
+    WaitForPodsReadyConfig& w = c.wait_for_pods_ready;
+    if (!v1beta1) {  // v1beta2 defaults (queue-semantics.md §1.10).
+      w.enable = true;
+      w.timeout = Minutes(30);
+      w.block_admission = false;
+    }
+    auto boolean = [&](const YAML::Node& n, std::string_view field, bool* out) -> Status {
+      if (!n.IsScalar() || (n.Scalar() != "true" && n.Scalar() != "false"))
+        return Err(n, field, "must be true or false");
+      *out = n.Scalar() == "true";
+      return Status::Ok();
+    };
+    if (const YAML::Node fs = doc["fairSharing"]) {
+      c.fair_sharing = !v1beta1;  // v1beta2: the block's presence enables it.
+      if (const YAML::Node e = fs["enable"])
+        STEWARD_RETURN_IF_ERROR(boolean(e, "fairSharing.enable", &c.fair_sharing));
+      KeepUnknown(fs, "fairSharing", {"enable"}, &c.extra);
+    }
+    if (const YAML::Node wr = doc["waitForPodsReady"]) {
+      if (!wr.IsMap()) return Err(wr, "waitForPodsReady", "expected a mapping");
+      w.enable = !v1beta1;
+      bool block_set = false;
+      if (const YAML::Node e = wr["enable"])
+        STEWARD_RETURN_IF_ERROR(boolean(e, "waitForPodsReady.enable", &w.enable));
+      if (const YAML::Node t = wr["timeout"]) {
+        STEWARD_ASSIGN_OR_RETURN(w.timeout, Duration(t, "waitForPodsReady.timeout"));
+      } else if (!v1beta1) {
+        w.timeout = Minutes(30);
+      }
+      if (const YAML::Node b = wr["blockAdmission"]) {
+        STEWARD_RETURN_IF_ERROR(boolean(b, "waitForPodsReady.blockAdmission", &w.block_admission));
+        block_set = true;
+      }
+      if (v1beta1 && !block_set) w.block_admission = w.enable;  // Defaults to enable.
+      if (const YAML::Node rs = wr["requeuingStrategy"]) {
+        if (const YAML::Node ts = rs["timestamp"]) {
+          w.requeuing_timestamp = ts.IsScalar() ? ts.Scalar() : "";
+          if (w.requeuing_timestamp != "Eviction" && w.requeuing_timestamp != "Creation")
+            return Err(ts, "waitForPodsReady.requeuingStrategy.timestamp",
+                       "must be Eviction or Creation");
+        }
+        if (const YAML::Node b = rs["backoffBaseSeconds"]) {
+          STEWARD_ASSIGN_OR_RETURN(
+              int32_t v, Int32(b, "waitForPodsReady.requeuingStrategy.backoffBaseSeconds"));
+          w.backoff_base = Seconds(v);
+        }
+        if (const YAML::Node b = rs["backoffMaxSeconds"]) {
+          STEWARD_ASSIGN_OR_RETURN(
+              int32_t v, Int32(b, "waitForPodsReady.requeuingStrategy.backoffMaxSeconds"));
+          w.backoff_max = Seconds(v);
+        }
+        if (const YAML::Node b = rs["backoffLimitCount"]) {
+          STEWARD_ASSIGN_OR_RETURN(
+              int32_t v, Int32(b, "waitForPodsReady.requeuingStrategy.backoffLimitCount"));
+          w.backoff_limit_count = v;
+        }
+        KeepUnknown(rs, "waitForPodsReady.requeuingStrategy",
+                    {"timestamp", "backoffBaseSeconds", "backoffMaxSeconds", "backoffLimitCount"},
+                    &c.extra);
+      }
+      KeepUnknown(wr, "waitForPodsReady",
+                  {"enable", "timeout", "blockAdmission", "requeuingStrategy"}, &c.extra);
+    }
+    // The rest of Kueue's configuration (integrations, controller settings) is kept silently:
+    // it is the controller's business, not the scheduler's.
+    KeepUnknown(doc, "", {"apiVersion", "kind", "fairSharing", "waitForPodsReady"}, &c.extra,
+                false);
+    policy_->configuration = std::move(c);
+    return Status::Ok();
+  }
+
   Status PodGroupDoc(const YAML::Node& doc) {
     PodGroupSpec pg;
     pg.name = name_;
@@ -762,7 +875,7 @@ void SetVolcanoClusterCapacity(Policy* policy, const std::vector<ResourceQuota>&
     group.covered_resources.push_back(cap.resource);
     ResourceQuota q;
     q.resource = cap.resource;
-    q.nominal = std::max<Amount>(0, cap.nominal - pooled);
+    q.nominal = cap.nominal == kUnlimited ? kUnlimited : std::max<Amount>(0, cap.nominal - pooled);
     fq.resources.push_back(q);
   }
   group.flavors.push_back(std::move(fq));

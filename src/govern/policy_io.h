@@ -5,7 +5,9 @@
 //     LocalQueue, WorkloadPriorityClass, Cohort;
 //   scheduling.volcano.sh/v1beta1: Queue (mapped onto a ClusterQueue, see docs/governance.md)
 //     and PodGroup (kept as a workload template);
-//   v1 Namespace (its labels feed namespaceSelector).
+//   v1 Namespace (its labels feed namespaceSelector);
+//   config.kueue.x-k8s.io/v1beta1|v1beta2 Configuration (fairSharing, waitForPodsReady; the
+//     rest kept).
 // Any other document is kept verbatim and re-emitted by export, with a warning. Fields Steward
 // does not interpret are kept in the object's ExtraFields (re-emitted by export) and listed in
 // Policy::warnings: never silently dropped. Invalid specs fail with "file:line:col: Kind name:
@@ -38,11 +40,15 @@ Status ValidatePolicy(Policy* policy);
 // to capacity minus the Volcano queues' own nominal (deserved) quota, per resource of flavor
 // kVolcanoFlavor, so idle capacity can be borrowed up to each queue's capability.
 inline constexpr const char* kVolcanoFlavor = "volcano-default";
+// Export writes a Volcano Queue's unmapped spec fields (dequeueStrategy, priority, ...) as
+// annotations with this prefix + the field path under spec (they are not ClusterQueue fields).
+inline constexpr const char* kVolcanoSpecAnnotation = "steward.io/volcano.";
 inline constexpr const char* kVolcanoCohort = "volcano";
 void SetVolcanoClusterCapacity(Policy* policy, const std::vector<ResourceQuota>& capacity);
 
 // Kueue v1beta1 YAML (multi-document): ResourceFlavors, Cohorts, ClusterQueues, LocalQueues,
-// WorkloadPriorityClasses, then Namespaces, PodGroups (Volcano) and pass-through documents.
+// WorkloadPriorityClasses, then the Configuration, Namespaces, PodGroups (Volcano) and
+// pass-through documents.
 // ImportYaml(ExportKueueYaml(p)) reproduces p.
 std::string ExportKueueYaml(const Policy& policy);
 

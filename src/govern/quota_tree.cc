@@ -46,21 +46,24 @@ void QuotaTree::SetQuota(int node, int fr, Amount nominal, Amount borrowing_limi
 void QuotaTree::Finalize() {
   STEWARD_CHECK(!finalized_);
   finalized_ = true;
-  // Post-order for SQ/local (children before parents), pre-order for potential.
-  std::vector<int> order;
-  order.reserve(nodes_.size());
+  // Pre-order from every root; reversed, it is a post-order (children before parents).
+  order_.reserve(nodes_.size());
   for (int i = 0; i < static_cast<int>(nodes_.size()); ++i) {
     if (nodes_[i].parent != -1) continue;
     std::vector<int> stack = {i};
     while (!stack.empty()) {
       int n = stack.back();
       stack.pop_back();
-      order.push_back(n);
+      order_.push_back(n);
       for (int c : nodes_[n].children) stack.push_back(c);
     }
   }
-  STEWARD_CHECK(order.size() == nodes_.size());
-  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+  STEWARD_CHECK(order_.size() == nodes_.size());
+  ComputeQuotas();
+}
+
+void QuotaTree::ComputeQuotas() {
+  for (auto it = order_.rbegin(); it != order_.rend(); ++it) {
     Node& n = nodes_[*it];
     for (int fr = 0; fr < num_fr_; ++fr) {
       Amount sq = n.nominal[fr];
@@ -69,7 +72,7 @@ void QuotaTree::Finalize() {
       n.local[fr] = n.ll[fr] == kUnlimited ? 0 : std::max<Amount>(0, sq - n.ll[fr]);
     }
   }
-  for (int id : order) {
+  for (int id : order_) {
     Node& n = nodes_[id];
     for (int fr = 0; fr < num_fr_; ++fr) {
       if (n.parent == -1) {
@@ -83,6 +86,26 @@ void QuotaTree::Finalize() {
       }
     }
   }
+}
+
+void QuotaTree::UpdateQuota(int node, int fr, Amount nominal, Amount borrowing_limit,
+                            Amount lending_limit) {
+  STEWARD_CHECK(finalized_);
+  // Cohort usage is derived from the queues' usage through `local`, which the new quota may
+  // change: take the queues' usage of fr out, change the quota, and put it back.
+  std::vector<std::pair<int, Amount>> cq_usage;
+  for (int i = 0; i < static_cast<int>(nodes_.size()); ++i)
+    if (nodes_[i].is_cq && nodes_[i].usage[fr] != 0) {
+      cq_usage.emplace_back(i, nodes_[i].usage[fr]);
+      AddUsage(i, fr, -nodes_[i].usage[fr]);
+    }
+  Node& n = nodes_[node];
+  n.defined[fr] = 1;
+  n.nominal[fr] = nominal;
+  n.bl[fr] = borrowing_limit;
+  n.ll[fr] = lending_limit;
+  ComputeQuotas();
+  for (const auto& [i, u] : cq_usage) AddUsage(i, fr, u);
 }
 
 void QuotaTree::AddUsage(int node, int fr, Amount delta) {

@@ -33,6 +33,9 @@ class QuotaTree {
   void SetQuota(int node, int fr, Amount nominal, Amount borrowing_limit, Amount lending_limit);
   // Computes SQ, local and potential. REQUIRES: called once, after all SetQuota/SetParent.
   void Finalize();
+  // Changes a quota after Finalize() (a live quota control). Usage is kept; quotas and the
+  // usage bubbled into cohorts are recomputed. O(nodes x fr).
+  void UpdateQuota(int node, int fr, Amount nominal, Amount borrowing_limit, Amount lending_limit);
 
   // Adds delta (may be negative) to node's usage of fr and bubbles it to the ancestors.
   // O(depth).
@@ -86,11 +89,14 @@ class QuotaTree {
     std::vector<Amount> nominal, bl, ll, sq, local, usage, potential, potential_nobl;
   };
   Amount AvailableImpl(int node, int fr, bool honour_bl) const;
+  // SQ, local and potential of every node from the quotas (order_ must be set).
+  void ComputeQuotas();
 
   int num_resources_;
   int num_fr_;
   bool finalized_ = false;
   std::vector<Node> nodes_;
+  std::vector<int> order_;  // Pre-order over every tree (parents before children).
 };
 
 }  // namespace steward::govern

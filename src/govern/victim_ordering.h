@@ -26,11 +26,14 @@
 namespace steward::govern {
 
 // What an ordering may look at. Built by the engine for each candidate.
+struct AdmittedWorkload;
+
 struct VictimCandidate {
   int64_t workload_id = 0;
-  int cluster_queue = -1;   // Engine's queue index.
-  bool same_queue = false;  // In the preemptor's own ClusterQueue.
-  bool evicting = false;    // Already being evicted (its quota is as good as free).
+  const AdmittedWorkload* workload = nullptr;  // The engine's record (for the engine only).
+  int cluster_queue = -1;                      // Engine's queue index.
+  bool same_queue = false;                     // In the preemptor's own ClusterQueue.
+  bool evicting = false;  // Already being evicted (its quota is as good as free).
   int32_t priority = 0;
   model::Tier tier = model::Tier::kDev;
   SimTime admit_time;  // QuotaReserved transition.

@@ -95,6 +95,12 @@ struct Workload {
   SimDuration checkpoint_interval;
   SimDuration restore_time;
   UsageProfile usage;
+  // Volcano: the PodGroup (in the governance policy) whose minMember / minResources / queue
+  // govern admission; "" = none.
+  std::string pod_group;
+  // Pods of the workload are created one after another, this far apart (zero = all at once,
+  // as a Job controller does): a gang is incomplete until all of them exist.
+  SimDuration pod_interval;
   // Inference services: replica range scaled on a diurnal curve (peak at peak_hour).
   int min_replicas = 0;
   int max_replicas = 0;

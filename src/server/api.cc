@@ -154,6 +154,7 @@ json WorkloadJson(const WorkloadView& w) {
 
 json QueueJson(const Snapshot& s, const QueueView& q) {
   json j{{"team", q.team},
+         {"cluster_queue", q.cluster_queue.empty() ? json() : json(q.cluster_queue)},
          {"quota_gpus", q.quota_gpus},
          {"used_gpus", q.used_gpus},
          {"borrowed_gpus", q.borrowed_gpus},
@@ -406,17 +407,34 @@ HttpReply PostWorkload(LiveTwin& live, const HttpRequest& r) {
   return JsonReply({{"id", id}, {"name", final_name}, {"team", team}}, 201);
 }
 
-HttpReply PostQuota(LiveTwin& live, const HttpRequest& r, const std::string& team) {
+// `queue` is a team (its fifo-quota queue, or under kueue its ClusterQueue) or a ClusterQueue.
+HttpReply PostQuota(LiveTwin& live, const HttpRequest& r, const std::string& queue) {
   auto body_r = ParseBody(r);
   if (!body_r.ok()) return ErrorReply(400, body_r.status().message());
   BODY_FIELD(gpus, *body_r, "gpus", -1);
+  BODY_FIELD(flavor, *body_r, "flavor", std::string());
   if (gpus < 0) return ErrorReply(400, "gpus: required, an integer >= 0");
+  std::string cluster_queue;
   const Status s = live.Control([&](twin::Twin& t) -> Status {
-    const int index = t.scenario().FindTeam(team);
-    if (index < 0) return Status::NotFound("no team named '" + team + "'");
-    return t.SetTeamQuota(index, gpus);
+    const int index = t.scenario().FindTeam(queue);
+    const twin::SchedulerReport sched = t.Scheduler();
+    if (index >= 0 && index < static_cast<int>(sched.team_cluster_queues.size()))
+      cluster_queue = sched.team_cluster_queues[index];
+    if (index >= 0 && flavor.empty()) return t.SetTeamQuota(index, gpus);
+    if (index < 0) {
+      for (const twin::ClusterQueueReport& cq : sched.cluster_queues)
+        if (cq.name == queue) cluster_queue = cq.name;
+      if (cluster_queue.empty())
+        return Status::NotFound("no team or ClusterQueue named '" + queue + "'");
+    }
+    if (cluster_queue.empty())
+      return Status::FailedPrecondition("team '" + queue + "' has no ClusterQueue (flavor given)");
+    return t.SetClusterQueueQuota(cluster_queue, flavor, gpus);
   });
-  return Reply(s, {{"team", team}, {"quota_gpus", gpus}});
+  json body{{"team", queue}, {"quota_gpus", gpus}};
+  if (!cluster_queue.empty()) body["cluster_queue"] = cluster_queue;
+  if (!flavor.empty()) body["flavor"] = flavor;
+  return Reply(s, body);
 }
 
 HttpReply PostCordon(LiveTwin& live, const std::string& node, bool cordon) {
@@ -529,7 +547,8 @@ HttpReply HandleApi(LiveTwin& live, const HttpRequest& r, const std::vector<std:
       API_CHECK_PARAMS(p);
       json q = json::array();
       for (const QueueView& v : s.queues) q.push_back(QueueJson(s, v));
-      return JsonReply({{"queues", q}});
+      return JsonReply(
+          {{"queues", q}, {"cluster_queues", twin::ToJson(s.scheduler)["cluster_queues"]}});
     }
     if (what == "workloads") {
       if (post) return PostWorkload(live, r);

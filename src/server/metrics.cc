@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <functional>
+#include <optional>
+
 namespace steward::server {
 namespace {
 
@@ -44,6 +47,98 @@ class Writer {
 
 std::string L(std::string_view k, std::string_view v) {
   return fmt::format("{}=\"{}\"", k, Escape(v));
+}
+
+// Kueue's scheduler metrics (pkg/metrics/metrics.go) under the prefix steward_kueue_, same
+// labels; only admitters with ClusterQueues have any. Quantities in canonical units.
+void RenderSchedulerMetrics(const twin::SchedulerReport& s, Writer& w) {
+  if (s.cluster_queues.empty()) return;
+  auto cq_label = [](const twin::ClusterQueueReport& q) { return L("cluster_queue", q.name); };
+  w.Family("steward_kueue_pending_workloads", "gauge",
+           "Pending workloads per cluster_queue and status (active: waiting to be tried; "
+           "inadmissible: last attempt failed)");
+  for (const auto& q : s.cluster_queues) {
+    w.Sample("steward_kueue_pending_workloads", cq_label(q) + "," + L("status", "active"),
+             q.pending_active);
+    w.Sample("steward_kueue_pending_workloads", cq_label(q) + "," + L("status", "inadmissible"),
+             q.pending_inadmissible);
+  }
+  w.Family("steward_kueue_reserving_active_workloads", "gauge",
+           "Workloads holding quota in each cluster_queue");
+  for (const auto& q : s.cluster_queues)
+    w.Sample("steward_kueue_reserving_active_workloads", cq_label(q), q.reserving_workloads);
+  w.Family("steward_kueue_admitted_workloads_total", "counter",
+           "Workloads admitted per cluster_queue");
+  for (const auto& q : s.cluster_queues)
+    w.Sample("steward_kueue_admitted_workloads_total", cq_label(q),
+             static_cast<double>(q.admitted_workloads_total));
+  w.Family("steward_kueue_admission_wait_time_seconds", "histogram",
+           "Time from a workload becoming pending (created or requeued) to its admission, per "
+           "cluster_queue");
+  const auto& bounds = twin::WaitHistogram::UpperBounds();
+  for (const auto& q : s.cluster_queues) {
+    int64_t cumulative = 0;
+    for (size_t i = 0; i <= bounds.size(); ++i) {
+      if (!q.admission_wait.counts.empty()) cumulative += q.admission_wait.counts[i];
+      const std::string le = i < bounds.size() ? fmt::format("{}", bounds[i]) : "+Inf";
+      w.Sample("steward_kueue_admission_wait_time_seconds_bucket", cq_label(q) + "," + L("le", le),
+               static_cast<double>(cumulative));
+    }
+    w.Sample("steward_kueue_admission_wait_time_seconds_sum", cq_label(q), q.admission_wait.sum);
+    w.Sample("steward_kueue_admission_wait_time_seconds_count", cq_label(q),
+             static_cast<double>(q.admission_wait.count));
+  }
+  w.Family("steward_kueue_evicted_workloads_total", "counter",
+           "Workloads evicted per cluster_queue and reason (Preempted, PodsReadyTimeout)");
+  for (const auto& q : s.cluster_queues)
+    for (const auto& [reason, n] : q.evicted_workloads_total)
+      w.Sample("steward_kueue_evicted_workloads_total", cq_label(q) + "," + L("reason", reason),
+               static_cast<double>(n));
+  w.Family("steward_kueue_preempted_workloads_total", "counter",
+           "Workloads preempted per preempting_cluster_queue and reason (InClusterQueue, "
+           "InCohortReclamation, InCohortFairSharing, InCohortReclaimWhileBorrowing)");
+  for (const auto& q : s.cluster_queues)
+    for (const auto& [reason, n] : q.preempted_workloads_total)
+      w.Sample("steward_kueue_preempted_workloads_total",
+               L("preempting_cluster_queue", q.name) + "," + L("reason", reason),
+               static_cast<double>(n));
+  w.Family("steward_kueue_cluster_queue_weighted_share", "gauge",
+           "Fair-sharing dominant resource share of each cluster_queue (0 = within nominal)");
+  for (const auto& q : s.cluster_queues)
+    w.Sample("steward_kueue_cluster_queue_weighted_share", cq_label(q), q.weighted_share);
+  struct Gauge {
+    const char* name;
+    const char* help;
+    std::function<std::optional<double>(const twin::QuotaUsage&)> value;
+  };
+  const Gauge gauges[] = {
+      {"steward_kueue_cluster_queue_resource_usage", "Quota reserved per flavor and resource",
+       [](const twin::QuotaUsage& u) { return std::optional<double>(u.usage); }},
+      {"steward_kueue_cluster_queue_nominal_quota", "Nominal quota per flavor and resource",
+       [](const twin::QuotaUsage& u) { return std::optional<double>(u.nominal); }},
+      {"steward_kueue_cluster_queue_borrowing_limit",
+       "Borrowing limit per flavor and resource (absent = unlimited)",
+       [](const twin::QuotaUsage& u) { return u.borrowing_limit; }},
+      {"steward_kueue_cluster_queue_lending_limit",
+       "Lending limit per flavor and resource (absent = unlimited)",
+       [](const twin::QuotaUsage& u) { return u.lending_limit; }},
+      {"steward_kueue_cluster_queue_borrowed",
+       "Usage above nominal quota per flavor and resource (ClusterQueue status "
+       "flavorsUsage.borrowed; no Kueue metric)",
+       [](const twin::QuotaUsage& u) { return std::optional<double>(u.borrowed); }},
+  };
+  for (const Gauge& g : gauges) {
+    w.Family(g.name, "gauge", g.help);
+    for (const auto& q : s.cluster_queues)
+      for (const auto& u : q.quotas) {
+        const std::optional<double> v = g.value(u);
+        if (!v) continue;
+        w.Sample(g.name,
+                 L("cohort", q.cohort) + "," + cq_label(q) + "," + L("flavor", u.flavor) + "," +
+                     L("resource", u.resource),
+                 *v);
+      }
+  }
 }
 
 }  // namespace
@@ -129,6 +224,8 @@ std::string RenderMetrics(const Snapshot& s) {
       w.Sample("steward_team_cost_total", L("team", q.team) + "," + L("currency", s.currency),
                q.cost);
   }
+
+  RenderSchedulerMetrics(s.scheduler, w);
 
   w.Family("steward_incidents_open", "gauge",
            "Open incidents of the remediation loop (node, rack or leaf faults)");

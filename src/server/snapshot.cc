@@ -199,9 +199,24 @@ Snapshot BuildSnapshot(const twin::Twin& tw, const SnapshotContext& ctx) {
   for (NodeView& nv : snap.nodes) std::sort(nv.workloads.begin(), nv.workloads.end());
 
   // Usage and cost by team, from the twin's exact integrals.
+  snap.scheduler = tw.Scheduler();
   for (int t = 0; t < num_teams; ++t) {
     QueueView& q = snap.queues[t];
     q.borrowed_gpus = std::max(0, q.used_gpus - q.quota_gpus);
+    if (t < static_cast<int>(snap.scheduler.team_cluster_queues.size()))
+      q.cluster_queue = snap.scheduler.team_cluster_queues[t];
+    if (!q.cluster_queue.empty()) {
+      // The ClusterQueue's quota and borrowing come from the governance engine.
+      q.quota_gpus = q.borrowed_gpus = 0;
+      for (const twin::ClusterQueueReport& cq : snap.scheduler.cluster_queues) {
+        if (cq.name != q.cluster_queue) continue;
+        for (const twin::QuotaUsage& u : cq.quotas) {
+          if (u.resource != "nvidia.com/gpu") continue;
+          q.quota_gpus += static_cast<int>(u.nominal);
+          q.borrowed_gpus += static_cast<int>(u.borrowed);
+        }
+      }
+    }
     for (int k = 0; k < model::kNumWorkloadKinds; ++k) {
       // Meter groups are (team, kind) pairs: team * kNumWorkloadKinds + kind (twin.cc).
       const twin::UsageTotals g = tw.meter().Group(now, t * model::kNumWorkloadKinds + k);
@@ -266,7 +281,7 @@ Snapshot BuildSnapshot(const twin::Twin& tw, const SnapshotContext& ctx) {
   o.finished = now >= tw.horizon();
   o.speed = ctx.speed;
   o.scenario = scenario.name;
-  o.admission_policy = scenario.policies.admission;
+  o.admission_policy = std::string(tw.admission_policy());
   o.placement_policy = scenario.policies.placement;
   o.gpus_total = cluster.total_gpus();
   o.gpus_allocated = state.allocated_gpus();

@@ -67,9 +67,12 @@ struct WorkloadView {
 
 struct QueueView {
   std::string team;
+  // Under the kueue admitter: the team's ClusterQueue; quota_gpus is its nominal GPU quota
+  // (summed over flavors) and borrowed_gpus what it borrows from its cohort, from the engine.
+  std::string cluster_queue;
   int quota_gpus = 0;
   int used_gpus = 0;      // Allocated to the team's pods now.
-  int borrowed_gpus = 0;  // max(0, used - quota): only policies that lend let this exceed 0.
+  int borrowed_gpus = 0;  // fifo-quota: max(0, used - quota); kueue: quota borrowed (engine).
   int running = 0, starting = 0, pending = 0;
   int pending_gpus = 0;
   std::map<std::string, int> pending_by_reason;
@@ -135,7 +138,8 @@ struct Snapshot {
   std::vector<WorkloadView> workloads;  // Unfinished, by id.
   std::vector<QueueView> queues;        // By team index.
   std::vector<IncidentView> incidents;
-  std::string currency;  // "" when no cost model is configured.
+  twin::SchedulerReport scheduler;  // ClusterQueues (kueue admitter), Kueue-metric style.
+  std::string currency;             // "" when no cost model is configured.
   std::shared_ptr<const std::vector<SeriesPoint>> series;
   std::vector<std::string> teams;  // For validating controls without touching the twin.
   std::vector<std::vector<int>> team_model_allocated;  // [team][GPU model] allocated GPUs.

@@ -13,6 +13,7 @@
 #include "model/time.h"
 #include "model/workload.h"
 #include "twin/pending_reason.h"
+#include "twin/report.h"
 
 namespace steward::twin {
 
@@ -40,6 +41,12 @@ class AdmissionHost {
   virtual bool FitsAfterPreempting(model::WorkloadId id,
                                    const std::vector<model::WorkloadId>& victims) const = 0;
   virtual SimTime Now() const = 0;
+  // When `id` last became pending (arrival or requeue), for admission wait times.
+  virtual SimTime PendingSince(model::WorkloadId id) const = 0;
+  // Asks for an admission cycle at `t` (>= Now()), e.g. when a backoff ends.
+  virtual void RequestCycleAt(SimTime t) = 0;
+  // The pending reason last set for `id` (its name; the detail into *detail).
+  virtual std::string_view PendingReasonOf(model::WorkloadId id, std::string* detail) const = 0;
 };
 
 class Admitter {
@@ -58,6 +65,9 @@ class Admitter {
   // scaled down); `all` when the workload holds no pods any more.
   virtual void Released(const model::Workload& w, int gpus, bool all) = 0;
   virtual int used_gpus(int team) const = 0;
+  // Schedulable capacity changed outside admission (a node cordoned or uncordoned): admitters
+  // that park workloads retry them.
+  virtual void Requeue() {}
   // Changes the nominal GPU quota of `team`'s queue while running (steward serve's control).
   // Policies whose quotas live elsewhere (Kueue ClusterQueues) keep the default refusal.
   virtual Status SetQuota(int /*team*/, int /*gpus*/) {
@@ -66,6 +76,20 @@ class Admitter {
   }
   // Why a queued workload waits, for admitters that know better than the host (or "").
   virtual std::string Explain(model::WorkloadId /*id*/) const { return {}; }
+
+  // Admitters with ClusterQueues (kueue): their state and counters, Kueue-metric style.
+  // Others report no queues. O(queues x flavors + pending).
+  virtual SchedulerReport Scheduler() const { return {}; }
+  // The ClusterQueue a workload of namespace `ns` naming queue `queue` goes to, or "".
+  virtual std::string ClusterQueueFor(std::string_view /*ns*/, std::string_view /*queue*/) const {
+    return {};
+  }
+  // Changes the nominal GPU quota of ClusterQueue `cq` in `flavor` ("" = its only GPU flavor).
+  virtual Status SetClusterQueueQuota(std::string_view /*cq*/, std::string_view /*flavor*/,
+                                      int /*gpus*/) {
+    return Status::FailedPrecondition("admission policy '" + std::string(Name()) +
+                                      "' has no ClusterQueues");
+  }
 };
 
 // "fifo-quota": one StrictFIFO queue per team with a nominal GPU quota and no borrowing.

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <climits>
 #include <map>
+#include <queue>
 #include <set>
 #include <unordered_map>
 #include <unordered_set>
@@ -19,9 +20,6 @@ namespace steward::twin {
 namespace {
 
 constexpr const char* kGpu = "nvidia.com/gpu";
-// BestEffortFIFO looks past a head that does not fit; bound the look so a cycle stays
-// O(queues x kMaxAttempts) however long the queues are.
-constexpr int kMaxAttemptsPerQueue = 32;
 
 // Priority when the workload's class is not in the policy: the guide's tiers.
 int32_t DefaultPriority(model::Tier tier) {
@@ -38,8 +36,10 @@ int32_t DefaultPriority(model::Tier tier) {
 
 class KueueAdmitter final : public Admitter {
  public:
-  KueueAdmitter(std::unique_ptr<govern::GovernanceEngine> engine)
-      : engine_(std::move(engine)), queues_(engine_->num_cluster_queues()) {}
+  explicit KueueAdmitter(std::unique_ptr<govern::GovernanceEngine> engine)
+      : engine_(std::move(engine)),
+        queues_(engine_->num_cluster_queues()),
+        stats_(engine_->num_cluster_queues()) {}
 
   std::string_view Name() const override { return "kueue"; }
 
@@ -50,8 +50,21 @@ class KueueAdmitter final : public Admitter {
 
   void Released(const model::Workload& w, int gpus, bool all) override {
     used_by_team_[w.team] -= gpus;
+    // Freed nodes may let workloads that passed quota but found no node in.
+    for (size_t cq = 0; cq < queues_.size(); ++cq)
+      if (queues_[cq].placement_blocked) MarkDirty(static_cast<int>(cq));
     // Services keep their admitted quota (reserved at max replicas) while they live.
-    if (all && admitted_.erase(w.id)) (void)engine_->Release(w.id);
+    if (!all || !admitted_.count(w.id)) return;
+    const govern::AdmittedWorkload* a = engine_->FindAdmitted(w.id);
+    const int cq = a ? a->cluster_queue : -1;
+    admitted_.erase(w.id);
+    (void)engine_->Release(w.id);
+    // Freed quota: Kueue requeues the inadmissible workloads of the whole cohort.
+    if (cq >= 0) MarkCohortDirty(cq);
+  }
+
+  void Requeue() override {
+    for (size_t cq = 0; cq < queues_.size(); ++cq) MarkDirty(static_cast<int>(cq));
   }
 
   int used_gpus(int team) const override {
@@ -59,33 +72,87 @@ class KueueAdmitter final : public Admitter {
     return it == used_by_team_.end() ? 0 : it->second;
   }
 
+  SchedulerReport Scheduler() const override {
+    SchedulerReport r;
+    const auto& specs = engine_->policy().cluster_queues;  // Engine queue index = policy index.
+    for (int cq = 0; cq < engine_->num_cluster_queues(); ++cq) {
+      ClusterQueueReport q;
+      q.name = specs[cq].name;
+      q.cohort = specs[cq].cohort;
+      q.queueing_strategy = std::string(govern::QueueingStrategyName(specs[cq].queueing_strategy));
+      for (const Entry& e : queues_[cq].entries)
+        (inadmissible_.count(e.id) ? q.pending_inadmissible : q.pending_active)++;
+      q.reserving_workloads = engine_->AdmittedCount(cq);
+      q.admitted_workloads_total = stats_[cq].admitted;
+      q.evicted_workloads_total = stats_[cq].evicted;
+      q.preempted_workloads_total = stats_[cq].preempted;
+      q.weighted_share = engine_->DominantResourceShare(cq);
+      q.admission_wait = stats_[cq].wait;
+      r.cluster_queues.push_back(std::move(q));
+    }
+    for (const govern::QuotaStatus& st : engine_->QuotaStatuses()) {
+      const int cq = engine_->FindClusterQueue(st.cluster_queue);
+      auto canon = [&](govern::Amount a) { return govern::CanonicalValue(a, st.resource); };
+      auto limit = [&](govern::Amount a) {
+        return a == govern::kUnlimited ? std::nullopt : std::optional<double>(canon(a));
+      };
+      QuotaUsage u;
+      u.flavor = st.flavor;
+      u.resource = st.resource;
+      u.nominal = canon(st.nominal);
+      u.borrowing_limit = limit(st.borrowing_limit);
+      u.lending_limit = limit(st.lending_limit);
+      u.usage = canon(st.usage);
+      u.borrowed = canon(st.borrowed);
+      u.available = canon(st.available);
+      u.max_usable = canon(st.max_usable);
+      r.cluster_queues[cq].quotas.push_back(std::move(u));
+    }
+    return r;
+  }
+
+  std::string ClusterQueueFor(std::string_view ns, std::string_view queue) const override {
+    govern::WorkloadRequest r;
+    r.namespace_name = std::string(ns);
+    r.local_queue = std::string(queue);
+    Result<int> cq = engine_->ResolveClusterQueue(r);
+    if (cq.ok()) return engine_->ClusterQueueName(*cq);
+    // Volcano: a workload names its Queue (a ClusterQueue of that name) directly.
+    const int direct = engine_->FindClusterQueue(queue);
+    return direct >= 0 ? engine_->ClusterQueueName(direct) : std::string();
+  }
+
+  Status SetClusterQueueQuota(std::string_view cq, std::string_view flavor, int gpus) override {
+    STEWARD_RETURN_IF_ERROR(engine_->SetNominalQuota(cq, flavor, kGpu, gpus));
+    MarkCohortDirty(engine_->FindClusterQueue(cq));
+    return Status::Ok();
+  }
+
+  // One cycle. Only "dirty" queues are looked at: a queue gets dirty when a workload joins it,
+  // when quota is freed or changed anywhere in its cohort, or (if some of its workloads found
+  // no node) when pods are released — Kueue's rule for requeueing inadmissible workloads, so a
+  // cycle costs what changed, not what waits. Kueue admits workloads that fit in their queue's
+  // nominal quota before any that borrow, so a lender's own work comes before a borrower's:
+  // pass 1 skips borrowers, pass 2 takes them.
   void Cycle(AdmissionHost& host) override {
     DrainEnqueued(host);
-    // Kueue admits workloads that fit in their queue's nominal quota before any that borrow
-    // (scheduler ordering), so a lender's own work comes before a borrower's.
-    for (bool allow_borrow : {false, true}) Pass(host, allow_borrow);
+    while (!timers_.empty() && timers_.top().first <= host.Now().micros()) {
+      MarkDirty(timers_.top().second);
+      timers_.pop();
+    }
+    if (dirty_list_.empty()) return;
+    std::vector<int> cqs;
+    cqs.swap(dirty_list_);
+    std::sort(cqs.begin(), cqs.end());  // Deterministic order: queue index.
+    for (int cq : cqs) {
+      queues_[cq].dirty = false;
+      queues_[cq].placement_blocked = false;
+    }
+    for (bool allow_borrow : {false, true})
+      for (int cq : cqs) ProcessQueue(host, cq, allow_borrow);
   }
 
  private:
-  void Pass(AdmissionHost& host, bool allow_borrow) {
-    for (size_t cq = 0; cq < queues_.size(); ++cq) {
-      const bool strict =
-          engine_->queueing_strategy(static_cast<int>(cq)) == govern::QueueingStrategy::kStrictFIFO;
-      auto& q = queues_[cq];
-      int attempts = 0;
-      for (auto it = q.begin(); it != q.end() && attempts < kMaxAttemptsPerQueue; ++attempts) {
-        const model::WorkloadId id = it->id;
-        if (TryOne(host, id, allow_borrow)) {
-          it = q.erase(it);
-          queued_.erase(id);
-          continue;
-        }
-        if (strict) break;
-        ++it;
-      }
-    }
-  }
-
   struct Entry {
     int32_t priority;
     int64_t queued_at;
@@ -96,32 +163,156 @@ class KueueAdmitter final : public Admitter {
       return id < o.id;
     }
   };
+  struct CqQueue {
+    std::set<Entry> entries;  // Kueue's heap order: priority, then queue time.
+    bool dirty = false;
+    bool placement_blocked = false;  // Some entry passed quota but found no node.
+  };
+  enum class Outcome { kAdmitted, kBorrowsLater, kFailed };
+  // A failed attempt whose outcome a later workload of the same queue cannot beat: same GPU
+  // model, at least as many pods and GPUs per pod, no higher priority (queue order guarantees
+  // it) — it cannot fit where this one did not, nor find more victims.
+  struct Failure {
+    int gpu_model;
+    int pods;
+    int gpus_per_pod;
+    std::string_view reason;
+    std::string detail;
+    std::string name;
+  };
+
+  // Makes `cq` dirty at `t` and asks the host for a cycle then.
+  void WakeAt(AdmissionHost& host, SimTime t, int cq) {
+    if (cq < 0) return;
+    timers_.emplace(t.micros(), cq);
+    host.RequestCycleAt(t);
+  }
+
+  void MarkDirty(int cq) {
+    if (queues_[cq].dirty) return;
+    queues_[cq].dirty = true;
+    dirty_list_.push_back(cq);
+  }
+  void MarkCohortDirty(int cq) {
+    for (int other : engine_->CohortQueues(cq)) MarkDirty(other);
+  }
+
+  // Tries the queue's workloads in order. StrictFIFO stops at the first one that is not
+  // admitted: everything behind it waits for it (Kueue keeps it at the head). BestEffortFIFO
+  // goes on past it (Kueue parks it as inadmissible).
+  void ProcessQueue(AdmissionHost& host, int cq, bool allow_borrow) {
+    const bool strict = engine_->queueing_strategy(cq) == govern::QueueingStrategy::kStrictFIFO;
+    auto& q = queues_[cq].entries;
+    std::vector<Failure> failures;
+    for (auto it = q.begin(); it != q.end();) {
+      const model::WorkloadId id = it->id;
+      if (!strict) {
+        if (const Failure* f = Dominating(host, failures, id)) {
+          host.SetPendingReason(
+              id, f->reason,
+              fmt::format("as {} (same queue, no smaller request): {}", f->name, f->detail));
+          inadmissible_.insert(id);
+          ++it;
+          continue;
+        }
+      }
+      const Outcome o = TryOne(host, id, allow_borrow);
+      if (o == Outcome::kAdmitted) {
+        it = q.erase(it);
+        queued_.erase(id);
+        inadmissible_.erase(id);
+        continue;
+      }
+      if (o == Outcome::kBorrowsLater) {
+        if (strict) return;  // The head borrows: the second pass takes it first.
+        ++it;
+        continue;
+      }
+      if (strict) {
+        BlockBehindHead(host, cq, it);
+        return;
+      }
+      inadmissible_.insert(id);
+      const model::Workload& w = host.workload(id);
+      if (w.kind != model::WorkloadKind::kInference && !w.pod_sets.empty()) {
+        failures.push_back(Failure{w.gpu_model, w.pod_sets[0].count, w.pod_sets[0].gpus_per_pod,
+                                   last_reason_, last_detail_, w.name});
+      }
+      ++it;
+    }
+  }
+
+  const Failure* Dominating(const AdmissionHost& host, const std::vector<Failure>& failures,
+                            model::WorkloadId id) const {
+    if (failures.empty()) return nullptr;
+    const model::Workload& w = host.workload(id);
+    if (w.kind == model::WorkloadKind::kInference || w.pod_sets.size() != 1) return nullptr;
+    for (const Failure& f : failures)
+      if (f.gpu_model == w.gpu_model && w.pod_sets[0].count >= f.pods &&
+          w.pod_sets[0].gpus_per_pod >= f.gpus_per_pod)
+        return &f;
+    return nullptr;
+  }
+
+  // StrictFIFO: the head was not admitted, so no workload behind it is tried (Kueue: it stays
+  // the head every cycle). Each gets the head's reason, prefixed by who blocks it.
+  void BlockBehindHead(AdmissionHost& host, int cq, std::set<Entry>::iterator head) {
+    const std::string detail = fmt::format(
+        "StrictFIFO queue {}: behind its head {}, not admitted: {}: {}",
+        engine_->ClusterQueueName(cq), host.workload(head->id).name, last_reason_, last_detail_);
+    for (auto it = std::next(head); it != queues_[cq].entries.end(); ++it)
+      host.SetPendingReason(it->id, "blocked_behind_head", detail);
+  }
+
+  // The PodGroup a workload names, or nullptr: in its namespace, else by name alone.
+  const govern::PodGroupSpec* FindPodGroup(const model::Workload& w) const {
+    const govern::PodGroupSpec* by_name = nullptr;
+    for (const auto& pg : engine_->policy().pod_groups) {
+      if (pg.name != w.pod_group) continue;
+      if (pg.namespace_name == w.namespace_name) return &pg;
+      if (!by_name) by_name = &pg;
+    }
+    return by_name;
+  }
 
   govern::WorkloadRequest Request(const AdmissionHost& host, model::WorkloadId id) const {
     const model::Workload& w = host.workload(id);
     govern::WorkloadRequest r;
-    r.id = id;
-    r.name = w.name;
-    r.namespace_name = w.namespace_name;
-    r.local_queue = w.queue;
-    r.priority_class = w.priority_class;
-    r.tier = w.tier;
-    if (!engine_->policy().FindPriorityClass(w.priority_class))
-      r.priority = DefaultPriority(w.tier);
-    for (const auto& ps : w.pod_sets) {
-      govern::PodSetRequest p;
-      p.name = ps.name;
-      // A service is admitted once at its peak size; replicas then follow demand inside it.
-      p.count = w.kind == model::WorkloadKind::kInference ? w.max_replicas : ps.count;
-      p.requests.push_back({kGpu, ps.gpus_per_pod});
-      r.pod_sets.push_back(std::move(p));
+    const govern::PodGroupSpec* pg = w.pod_group.empty() ? nullptr : FindPodGroup(w);
+    if (pg) {
+      // Volcano: the PodGroup's queue, minMember and minResources govern admission.
+      r = govern::PodGroupToRequest(*pg, id);
+    } else {
+      r.id = id;
+      r.namespace_name = w.namespace_name;
+      r.local_queue = w.queue;
+      r.priority_class = w.priority_class;
+      for (const auto& ps : w.pod_sets) {
+        govern::PodSetRequest p;
+        p.name = ps.name;
+        // A service is admitted once at its peak size; replicas then follow demand inside it.
+        p.count = w.kind == model::WorkloadKind::kInference ? w.max_replicas : ps.count;
+        p.requests.push_back({kGpu, ps.gpus_per_pod});
+        r.pod_sets.push_back(std::move(p));
+      }
+      // Volcano has no LocalQueues: a workload names its Queue (PodGroup spec.queue) directly.
+      if (!engine_->ResolveClusterQueue(r).ok() && engine_->FindClusterQueue(w.queue) >= 0)
+        r.cluster_queue = w.queue;
     }
+    r.name = w.name;
+    r.tier = w.tier;
+    if (!engine_->policy().FindPriorityClass(r.priority_class))
+      r.priority = DefaultPriority(w.tier);
     r.queue_timestamp = w.submit_time;
-    // Volcano has no LocalQueues: a workload names its Queue (PodGroup spec.queue) directly.
-    if (!engine_->ResolveClusterQueue(r).ok() && engine_->FindClusterQueue(w.queue) >= 0)
-      r.cluster_queue = w.queue;
     r.checkpoint_interval = w.checkpoint_interval;
     r.restore_time = w.restore_time;
+    // Pods created one by one: the gang is incomplete until minMember of them exist (Volcano's
+    // NotEnoughTasks; without a PodGroup every pod is a member).
+    if (w.pod_interval.micros() > 0 && w.kind != model::WorkloadKind::kInference) {
+      r.min_member = pg ? pg->min_member : w.TotalPods();
+      r.available_pods = static_cast<int32_t>(
+          std::min<int64_t>(w.TotalPods(), 1 + (host.Now() - w.submit_time) / w.pod_interval));
+    }
     return r;
   }
 
@@ -137,15 +328,24 @@ class KueueAdmitter final : public Admitter {
         if (!done) retry_placement_.insert(id);
         continue;
       }
+      const model::Workload& w = host.workload(id);
+      if (!w.pod_group.empty() && !FindPodGroup(w)) {
+        host.SetPendingReason(
+            id, "misconfigured_queue",
+            fmt::format("PodGroup {}/{} is not in the policy", w.namespace_name, w.pod_group));
+        continue;
+      }
       const govern::WorkloadRequest req = Request(host, id);
       Result<int> cq = engine_->ResolveClusterQueue(req);
       if (!cq.ok()) {
         host.SetPendingReason(id, "misconfigured_queue", cq.status().message());
         continue;
       }
-      queues_[*cq].insert(
+      queues_[*cq].entries.insert(
           Entry{engine_->ResolvePriority(req), host.workload(id).submit_time.micros(), id});
       queued_.insert(id);
+      inadmissible_.erase(id);
+      MarkDirty(*cq);
     }
     pending_enqueue_.clear();
     for (auto it = retry_placement_.begin(); it != retry_placement_.end();) {
@@ -155,45 +355,85 @@ class KueueAdmitter final : public Admitter {
     }
   }
 
-  // One admission attempt; true when the workload left the queue (admitted and placed).
-  bool TryOne(AdmissionHost& host, model::WorkloadId id, bool allow_borrow) {
+  // One admission attempt. On failure the reason is set on the host and kept in last_reason_ /
+  // last_detail_.
+  Outcome TryOne(AdmissionHost& host, model::WorkloadId id, bool allow_borrow) {
     const govern::WorkloadRequest req = Request(host, id);
+    const SimTime pending_since = host.PendingSince(id);
     govern::Decision d = engine_->TryAdmit(req, host.Now());
-    if (!allow_borrow && d.borrows) return false;  // Second pass.
+    if (!allow_borrow && d.borrows) return Outcome::kBorrowsLater;
     if (d.mode == govern::AdmissionMode::kNeedsPreemption) {
       std::vector<model::WorkloadId> victims;
       for (const auto& v : d.victims)
         victims.push_back(static_cast<model::WorkloadId>(v.workload_id));
       if (!host.FitsAfterPreempting(id, victims)) {
-        host.SetPendingReason(id, PendingReasonName(PendingReason::kFragmentation),
-                              "preempting would free quota but no node its pods fit on");
-        return false;
+        // Like a placement failure: a node change (a finish, a repair) retries it.
+        queues_[d.cluster_queue_index].placement_blocked = true;
+        last_reason_ = PendingReasonName(PendingReason::kFragmentation);
+        last_detail_ = "preempting would free quota but no node its pods fit on";
+        host.SetPendingReason(id, last_reason_, last_detail_);
+        return Outcome::kFailed;
       }
       // Evict the victims (each loses its work since its last checkpoint), then retry.
-      for (const auto& v : d.victims)
+      for (const auto& v : d.victims) {
+        const int victim_cq = engine_->FindClusterQueue(v.cluster_queue);
+        if (victim_cq >= 0) stats_[victim_cq].evicted["Preempted"]++;
+        stats_[d.cluster_queue_index]
+            .preempted[std::string(govern::PreemptionReasonName(v.reason))]++;
         host.Preempt(static_cast<model::WorkloadId>(v.workload_id), id);
+      }
       d = engine_->TryAdmit(req, host.Now());
     }
     if (d.mode != govern::AdmissionMode::kFit) {
-      host.SetPendingReason(id, govern::PendingReasonName(d.primary_reason()), d.Message());
-      return false;
+      if (d.primary_reason() == govern::PendingReason::kGangIncomplete) {
+        // Retry when its next pod exists (the reason's count stays current).
+        const model::Workload& w = host.workload(id);
+        WakeAt(host, w.submit_time + w.pod_interval * req.available_pods, d.cluster_queue_index);
+      }
+      last_reason_ = govern::PendingReasonName(d.primary_reason());
+      last_detail_ = d.Message();
+      host.SetPendingReason(id, last_reason_, last_detail_);
+      return Outcome::kFailed;
     }
     bool done = false;
     const int placed = host.TryPlace(id, INT_MAX, &done);
-    if (placed == 0) return false;  // Quota fits, no node does: the host set the reason.
-    if (!engine_->Admit(req, d, host.Now()).ok()) return false;
+    if (placed == 0) {  // Quota fits, no node does: the host set the reason.
+      queues_[d.cluster_queue_index].placement_blocked = true;
+      last_reason_ = host.PendingReasonOf(id, &last_detail_);
+      return Outcome::kFailed;
+    }
+    if (!engine_->Admit(req, d, host.Now()).ok()) return Outcome::kFailed;
     admitted_.insert(id);
+    CqStats& st = stats_[d.cluster_queue_index];
+    ++st.admitted;
+    st.wait.Observe((host.Now() - pending_since).ToSeconds());
     used_by_team_[host.workload(id).team] += placed;
     if (!done) retry_placement_.insert(id);
-    return true;
+    return Outcome::kAdmitted;
   }
 
+  // Kueue-metric counters of one ClusterQueue.
+  struct CqStats {
+    int64_t admitted = 0;
+    std::map<std::string, int64_t> evicted;    // Of its workloads, by reason.
+    std::map<std::string, int64_t> preempted;  // By its workloads, by reason.
+    WaitHistogram wait;
+  };
+
   std::unique_ptr<govern::GovernanceEngine> engine_;
-  std::vector<std::set<Entry>> queues_;
+  std::vector<CqQueue> queues_;
+  std::vector<int> dirty_list_;  // Queues marked dirty since the last cycle.
+  // (time, queue): the queue becomes dirty then (gang complete, backoff over).
+  std::priority_queue<std::pair<int64_t, int>, std::vector<std::pair<int64_t, int>>, std::greater<>>
+      timers_;
+  std::vector<CqStats> stats_;
+  std::unordered_set<model::WorkloadId> inadmissible_;  // Last attempt failed (BestEffortFIFO).
   std::vector<model::WorkloadId> pending_enqueue_;
   std::unordered_set<model::WorkloadId> queued_, admitted_;
   std::set<model::WorkloadId> retry_placement_;
   std::unordered_map<int, int> used_by_team_;
+  std::string_view last_reason_;  // Of the last failed TryOne.
+  std::string last_detail_;
 };
 
 }  // namespace

@@ -24,6 +24,24 @@ Percentiles ComputePercentiles(std::vector<double>& v) {
   return p;
 }
 
+const std::vector<double>& WaitHistogram::UpperBounds() {
+  static const std::vector<double> kBounds = [] {
+    std::vector<double> b = {1};
+    for (int i = 0; i < 13; ++i) b.push_back(2.5 * std::pow(2.0, i));
+    return b;
+  }();
+  return kBounds;
+}
+
+void WaitHistogram::Observe(double seconds) {
+  const auto& b = UpperBounds();
+  if (counts.empty()) counts.assign(b.size() + 1, 0);
+  const size_t i = std::lower_bound(b.begin(), b.end(), seconds) - b.begin();
+  ++counts[i];
+  sum += seconds;
+  ++count;
+}
+
 namespace {
 
 // Rounds for presentation so JSON stays readable; the rounding is deterministic.
@@ -111,6 +129,50 @@ std::vector<std::pair<std::string, std::string>> ReclaimLines(const ReclaimRepor
 }
 
 }  // namespace
+
+nlohmann::json ToJson(const SchedulerReport& s) {
+  using nlohmann::json;
+  json cqs = json::array();
+  for (const ClusterQueueReport& q : s.cluster_queues) {
+    json buckets = json::array();
+    const auto& bounds = WaitHistogram::UpperBounds();
+    int64_t cumulative = 0;
+    for (size_t i = 0; i <= bounds.size(); ++i) {
+      cumulative += q.admission_wait.counts.empty() ? 0 : q.admission_wait.counts[i];
+      buckets.push_back(
+          {{"le", i < bounds.size() ? json(bounds[i]) : json("+Inf")}, {"count", cumulative}});
+    }
+    json quotas = json::array();
+    for (const QuotaUsage& u : q.quotas) {
+      auto limit = [](const std::optional<double>& v) { return v ? json(R(*v, 3)) : json(); };
+      quotas.push_back({{"flavor", u.flavor},
+                        {"resource", u.resource},
+                        {"nominal", R(u.nominal, 3)},
+                        {"borrowing_limit", limit(u.borrowing_limit)},
+                        {"lending_limit", limit(u.lending_limit)},
+                        {"usage", R(u.usage, 3)},
+                        {"borrowed", R(u.borrowed, 3)},
+                        {"available", R(u.available, 3)},
+                        {"max_usable", R(u.max_usable, 3)}});
+    }
+    cqs.push_back({{"name", q.name},
+                   {"cohort", q.cohort},
+                   {"queueing_strategy", q.queueing_strategy},
+                   {"pending_workloads",
+                    {{"active", q.pending_active}, {"inadmissible", q.pending_inadmissible}}},
+                   {"reserving_workloads", q.reserving_workloads},
+                   {"admitted_workloads_total", q.admitted_workloads_total},
+                   {"evicted_workloads_total", q.evicted_workloads_total},
+                   {"preempted_workloads_total", q.preempted_workloads_total},
+                   {"weighted_share", R(q.weighted_share, 3)},
+                   {"admission_wait_time_seconds",
+                    {{"count", q.admission_wait.count},
+                     {"sum", R(q.admission_wait.sum, 1)},
+                     {"buckets", buckets}}},
+                   {"quotas", quotas}});
+  }
+  return {{"cluster_queues", cqs}};
+}
 
 nlohmann::json ToJson(const Report& r) {
   using nlohmann::json;
@@ -202,6 +264,7 @@ nlohmann::json ToJson(const Report& r) {
                       {"peak_share", R(a.peak_share)},
                       {"hours_over", R(a.hours_over, 2)}});
   j["tenant_alerts"] = alerts;
+  j["scheduler"] = ToJson(r.scheduler);
   json by_team = json::object(), usage = json::object();
   for (const auto& [team, u] : r.teams) {
     by_team[team] = R(u.allocated_gpu_hours, 2);

@@ -3,8 +3,10 @@
 // the writers only format. Same scenario + seed => byte-identical output.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -141,6 +143,55 @@ struct ReclaimReport {
   double gpu_hours_reused = 0;
 };
 
+// Scheduler observability, named after Kueue's metrics (pkg/metrics/metrics.go; the names are
+// listed in docs/governance.md "Observability"). Filled by admitters that have ClusterQueues.
+
+// Kueue's wait-time histogram: buckets 1, 2.5, 5, 10, ... 2.5 * 2^12 s (its
+// generateExponentialBuckets(14)), plus +Inf.
+struct WaitHistogram {
+  static const std::vector<double>& UpperBounds();
+  std::vector<int64_t> counts;  // Per bucket (not cumulative); one more than UpperBounds().
+  double sum = 0;
+  int64_t count = 0;
+  void Observe(double seconds);
+};
+
+// One (flavor, resource) of a ClusterQueue, in canonical units (CPU cores, bytes, counts).
+struct QuotaUsage {
+  std::string flavor;
+  std::string resource;
+  double nominal = 0;
+  std::optional<double> borrowing_limit, lending_limit;  // nullopt = unlimited.
+  double usage = 0;       // Reserved by admitted workloads (kueue_cluster_queue_resource_usage).
+  double borrowed = 0;    // max(0, usage - nominal) (ClusterQueue status flavorsUsage.borrowed).
+  double available = 0;   // What it can still take now without preemption.
+  double max_usable = 0;  // The most it can ever hold (potentially available).
+};
+
+struct ClusterQueueReport {
+  std::string name;
+  std::string cohort;
+  std::string queueing_strategy;
+  // kueue_pending_workloads{status}: "active" = waiting to be tried (every workload of a
+  // StrictFIFO queue), "inadmissible" = its last attempt failed (BestEffortFIFO parks it).
+  int pending_active = 0;
+  int pending_inadmissible = 0;
+  int reserving_workloads = 0;  // Holding quota now (kueue_reserving_active_workloads).
+  int64_t admitted_workloads_total = 0;
+  std::map<std::string, int64_t> evicted_workloads_total;    // By reason (Preempted, ...).
+  std::map<std::string, int64_t> preempted_workloads_total;  // As preemptor, by reason.
+  double weighted_share = 0;                                 // Fair-sharing DRS.
+  WaitHistogram admission_wait;  // Pending (or requeued) until admitted.
+  std::vector<QuotaUsage> quotas;
+};
+
+struct SchedulerReport {
+  std::vector<ClusterQueueReport> cluster_queues;
+  // Per scenario team, the ClusterQueue its workloads go to ("" if none resolves).
+  std::vector<std::string> team_cluster_queues;
+};
+nlohmann::json ToJson(const SchedulerReport& scheduler);
+
 struct Report {
   std::string scenario;
   uint64_t seed = 0;
@@ -184,6 +235,7 @@ struct Report {
   std::vector<TenantAlert> tenant_alerts;
   FaultReport faults;
   ReclaimReport reclaim;
+  SchedulerReport scheduler;
   std::vector<TimePoint> series;
 };
 

@@ -282,7 +282,9 @@ Status ParseGenerator(const Reader& r, const YAML::Node& n, const std::string& p
                                        "min_replicas",
                                        "max_replicas",
                                        "peak_hour",
-                                       "labels"}));
+                                       "labels",
+                                       "pod_group",
+                                       "pod_creation_seconds"}));
   STEWARD_RETURN_IF_ERROR(r.Get(n, "name", path, &g->name, true));
   STEWARD_RETURN_IF_ERROR(r.Get(n, "team", path, &g->team, true));
   STEWARD_RETURN_IF_ERROR(r.Get(n, "queue", path, &g->queue));
@@ -342,6 +344,10 @@ Status ParseGenerator(const Reader& r, const YAML::Node& n, const std::string& p
       Positive(r, n, path + ".checkpoint_interval_minutes", g->checkpoint_interval_minutes, true));
   STEWARD_RETURN_IF_ERROR(r.Get(n, "restore_minutes", path, &g->restore_minutes));
   STEWARD_RETURN_IF_ERROR(r.Get(n, "gpu_model", path, &g->gpu_model));
+  STEWARD_RETURN_IF_ERROR(r.Get(n, "pod_group", path, &g->pod_group));
+  STEWARD_RETURN_IF_ERROR(r.Get(n, "pod_creation_seconds", path, &g->pod_creation_seconds));
+  STEWARD_RETURN_IF_ERROR(
+      Positive(r, n, path + ".pod_creation_seconds", g->pod_creation_seconds, true));
   std::string topology = "none";
   STEWARD_RETURN_IF_ERROR(r.Get(n, "topology", path, &topology));
   if (!model::ParseTopology(topology, &g->topology))

@@ -521,6 +521,14 @@ void Twin::Log(LifecycleKind kind, const WorkloadRun& run, int gpus, double lost
   on_lifecycle_(r);
 }
 
+void Twin::RequestCycleAt(SimTime t) {
+  if (t <= now_) {
+    RequestSchedule();
+  } else if (t <= horizon_) {
+    events_queue_.Push(t, EventKind::kSchedule);
+  }
+}
+
 void Twin::RequestSchedule() {
   if (schedule_requested_) return;
   schedule_requested_ = true;
@@ -828,6 +836,7 @@ Report Twin::BuildReport() const {
   r.alert_tenant_share = scenario_.policies.alert_tenant_share;
   for (const auto& a : alerts_)
     if (!a.team.empty()) r.tenant_alerts.push_back(a);
+  r.scheduler = Scheduler();
   return r;
 }
 

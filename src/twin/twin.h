@@ -155,6 +155,7 @@ class Twin : private AdmissionHost, private TwinOps {
   const ClusterState& state() const { return *state_; }
   const std::vector<WorkloadRun>& runs() const { return runs_; }
   const UsageMeter& meter() const { return meter_; }
+  std::string_view admission_policy() const { return admitter_->Name(); }
   // The run of the workload called `name`, or nullptr.
   const WorkloadRun* FindRun(std::string_view name) const;
   int64_t events_processed() const { return events_; }
@@ -166,8 +167,13 @@ class Twin : private AdmissionHost, private TwinOps {
   Result<model::WorkloadId> Submit(model::Workload w);
   // Cordons (or uncordons) node `n`: a cordoned node takes no new pods; running pods stay.
   Status SetNodeCordoned(model::NodeId n, bool cordoned);
-  // Changes the nominal GPU quota of `team`'s queue, if the admission policy has one.
+  // Changes the nominal GPU quota of `team`'s queue: the fifo-quota team queue, or under the
+  // kueue admitter the nominal quota of the team's ClusterQueue (its only GPU flavor).
   Status SetTeamQuota(int team, int gpus);
+  // Changes the nominal GPU quota of a ClusterQueue in `flavor` ("" = its only GPU flavor).
+  Status SetClusterQueueQuota(std::string_view cluster_queue, std::string_view flavor, int gpus);
+  // The scheduler's queues and counters (Kueue-metric style; no queues under fifo-quota).
+  SchedulerReport Scheduler() const;
   // Injects XID `xid` on GPU `gpu` of node `n` now (gpu -1: every GPU of the node); its effect
   // follows the XID catalog's action (twin_faults.cc). InvalidArgument for an XID the catalog
   // does not know or a GPU the node does not have.
@@ -231,6 +237,12 @@ class Twin : private AdmissionHost, private TwinOps {
   bool FitsAfterPreempting(model::WorkloadId id,
                            const std::vector<model::WorkloadId>& victims) const override;
   SimTime Now() const override { return now_; }  // AdmissionHost and TwinOps.
+  SimTime PendingSince(model::WorkloadId id) const override { return runs_[id].pending_since; }
+  void RequestCycleAt(SimTime t) override;
+  std::string_view PendingReasonOf(model::WorkloadId id, std::string* detail) const override {
+    *detail = runs_[id].reason_detail;
+    return runs_[id].reason;
+  }
 
   // Takes a new workload (an arrival or a submission; its id is already runs_.size()) into
   // the run list and the admission queue.

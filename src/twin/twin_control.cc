@@ -61,10 +61,32 @@ Status Twin::SetTeamQuota(int team, int gpus) {
   if (team < 0 || team >= static_cast<int>(scenario_.teams.size()))
     return Status::NotFound(fmt::format("no team with index {}", team));
   if (gpus < 0) return Status::InvalidArgument(fmt::format("quota {} < 0", gpus));
+  const TeamSpec& spec = scenario_.teams[team];
+  const std::string cq = admitter_->ClusterQueueFor(spec.namespace_name, spec.name);
+  if (!cq.empty()) return SetClusterQueueQuota(cq, "", gpus);
   STEWARD_RETURN_IF_ERROR(admitter_->SetQuota(team, gpus));
   scenario_.teams[team].quota_gpus = gpus;
   RequestSchedule();
   return Status::Ok();
+}
+
+}  // namespace steward::twin
+
+namespace steward::twin {
+
+Status Twin::SetClusterQueueQuota(std::string_view cluster_queue, std::string_view flavor,
+                                  int gpus) {
+  if (gpus < 0) return Status::InvalidArgument(fmt::format("quota {} < 0", gpus));
+  STEWARD_RETURN_IF_ERROR(admitter_->SetClusterQueueQuota(cluster_queue, flavor, gpus));
+  RequestSchedule();
+  return Status::Ok();
+}
+
+SchedulerReport Twin::Scheduler() const {
+  SchedulerReport r = admitter_->Scheduler();
+  for (const TeamSpec& t : scenario_.teams)
+    r.team_cluster_queues.push_back(admitter_->ClusterQueueFor(t.namespace_name, t.name));
+  return r;
 }
 
 }  // namespace steward::twin

@@ -253,10 +253,15 @@ void Twin::SetGpusMissing(model::NodeId n, bool missing) {
 void Twin::RefreshNode(model::NodeId n) {
   model::Node& node = cluster_.mutable_node(n);
   const int broken = std::popcount(state_->broken_mask(n));
+  const int allocatable_before = node.gpu_allocatable;
   node.gpu_allocatable = nodes_[n].gpus_missing ? 0 : node.gpu_capacity - broken;
   // Same rule as ClusterState's constructor: schedulable = not cordoned and the device plugin
   // advertises GPUs.
-  state_->SetSchedulable(n, !node.cordoned && node.gpu_allocatable > 0);
+  const bool schedulable = !node.cordoned && node.gpu_allocatable > 0;
+  // Capacity changed: admitters retry the workloads they parked.
+  if (schedulable != state_->schedulable(n) || node.gpu_allocatable != allocatable_before)
+    admitter_->Requeue();
+  state_->SetSchedulable(n, schedulable);
   const bool impaired = broken > 0 || nodes_[n].gpus_missing;
   SimTime& since = nodes_[n].out_since;
   if (impaired && since.is_never()) {

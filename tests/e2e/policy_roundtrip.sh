@@ -43,4 +43,17 @@ Y
 if "$bin" policy import "$tmp/bad.yaml" >"$tmp/out" 2>&1; then echo "accepted an invalid spec"; exit 1; fi
 grep -q "bad.yaml:9:" "$tmp/out" && grep -q "ClusterQueue broken" "$tmp/out" && grep -q "nominalQuota" "$tmp/out" \
   || { echo "error lacks position/object/field:"; cat "$tmp/out"; exit 1; }
+# Without FILE, export writes the built-in scenario's policy: its teams as StrictFIFO queues.
+"$bin" policy export --kueue >"$tmp/default.yaml"
+grep -q "queueingStrategy: StrictFIFO" "$tmp/default.yaml" || { echo "default export lacks StrictFIFO"; exit 1; }
+"$bin" policy import "$tmp/default.yaml" --json >"$tmp/d.json"
+python3 - "$tmp/d.json" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["cluster_queues"] and all(c["cohort"] is None for c in j["cluster_queues"]), j
+PY
+# With --json the warnings are in the JSON only, not on stderr as well.
+"$bin" policy import tests/govern/testdata/unknown-fields.yaml --json >"$tmp/w.json" 2>"$tmp/w.err"
+[ ! -s "$tmp/w.err" ] || { echo "warnings printed twice:"; cat "$tmp/w.err"; exit 1; }
+python3 -c 'import json,sys; assert len(json.load(open(sys.argv[1]))["warnings"]) == 3' "$tmp/w.json"
 echo "policy round trip ok"

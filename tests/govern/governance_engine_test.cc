@@ -604,5 +604,119 @@ value: 500
   EXPECT_EQ(e->ResolveTier(r), model::Tier::kDev);
 }
 
+// steward serve's quota control on a ClusterQueue. team-a: nominal 32, lendingLimit 8 (24 kept
+// local, 8 pooled); team-b: 32, all pooled. team-a uses its 32 (8 of it counts in the cohort);
+// cutting team-b to 16 shrinks the cohort pool from 40 to 24.
+TEST(EngineTest, SetNominalQuotaWhileRunning) {
+  auto e = MustEngine(TwoTeams(32, 32, ", lendingLimit: 8", "{}"));
+  MustAdmit(*e, WorkloadBuilder(1, "team-a").Gpus(8, 4).Build());   // 32: its nominal.
+  ASSERT_EQ(e->Available("team-a", "h100", "nvidia.com/gpu"), 32);  // 40 pooled - 8.
+  ASSERT_TRUE(e->SetNominalQuota("team-b", "", "nvidia.com/gpu", 16).ok());
+  // Cohort SQ = 8 + 16 = 24, its usage 32 - 24 local = 8: 16 left for either queue.
+  EXPECT_EQ(e->Usage("team-a", "h100", "nvidia.com/gpu"), 32);
+  EXPECT_EQ(e->Available("team-a", "h100", "nvidia.com/gpu"), 16);
+  EXPECT_EQ(e->Available("team-b", "h100", "nvidia.com/gpu"), 16);
+  EXPECT_EQ(e->MaxUsable("team-b", "h100", "nvidia.com/gpu"), 24);
+  const ClusterQueue* b = e->policy().FindClusterQueue("team-b");
+  EXPECT_EQ(b->resource_groups[0].flavors[0].resources[0].nominal, 16);
+  // Kueue's validation: nominal >= lendingLimit; unknown names are NotFound.
+  Status low = e->SetNominalQuota("team-a", "", "nvidia.com/gpu", 4);
+  EXPECT_EQ(low.code(), Status::Code::kInvalidArgument) << low.ToString();
+  EXPECT_NE(low.message().find("lendingLimit 8"), std::string::npos) << low.message();
+  EXPECT_EQ(e->SetNominalQuota("nope", "", "nvidia.com/gpu", 4).code(), Status::Code::kNotFound);
+  EXPECT_EQ(e->SetNominalQuota("team-a", "a100", "nvidia.com/gpu", 4).code(),
+            Status::Code::kNotFound);
+}
+
+// reclaimWithinCohort: LowerPriority. team-a (nominal 4) holds w1 (prio 20, 4 GPUs, within
+// nominal), w2 (prio 5, 2 GPUs) and w3 (prio 20, 2 GPUs), both borrowed from team-b. team-b's
+// priority-10 workload may take back only what lower-priority work holds: w2.
+TEST(EngineTest, ReclaimWithinCohortLowerPriority) {
+  for (const char* reclaim : {"LowerPriority", "Any"}) {
+    auto e = MustEngine(TwoTeams(4, 4, "", std::string("{reclaimWithinCohort: ") + reclaim + "}"));
+    MustAdmit(*e, WorkloadBuilder(1, "team-a").Gpus(4).Priority(20), At(1));
+    MustAdmit(*e, WorkloadBuilder(2, "team-a").Gpus(2).Priority(5), At(2));
+    MustAdmit(*e, WorkloadBuilder(3, "team-a").Gpus(2).Priority(20), At(3));
+    const bool lower = std::string(reclaim) == "LowerPriority";
+    // 2 GPUs: LowerPriority may take only w2. Any may take any team-a workload (the queue
+    // borrows) and the checkpoint-aware order takes the least lost work first: w3 (2 GPUs x
+    // 57 s) before w2 (2 x 58 s) and w1 (4 x 59 s).
+    Decision d = e->TryAdmit(WorkloadBuilder(10, "team-b").Gpus(2).Priority(10), At(60));
+    ASSERT_EQ(d.mode, AdmissionMode::kNeedsPreemption) << reclaim << ": " << d.Message();
+    ASSERT_EQ(d.victims.size(), 1u);
+    EXPECT_EQ(d.victims[0].workload_id, lower ? 2 : 3);
+    // 4 GPUs: LowerPriority has only w2 (2 GPUs) to take: no victim set frees enough; Any takes
+    // w3 then w2 (4 GPUs: enough; w1, dearer, stays).
+    d = e->TryAdmit(WorkloadBuilder(11, "team-b").Gpus(4).Priority(10), At(60));
+    if (lower) {
+      EXPECT_EQ(d.mode, AdmissionMode::kNoFit) << d.Message();
+      EXPECT_EQ(d.primary_reason(), PendingReason::kQuotaExhausted);
+      EXPECT_TRUE(std::any_of(d.reasons.begin(), d.reasons.end(), [](const PendingDetail& p) {
+        return p.reason == PendingReason::kNoPreemptionCandidates;
+      })) << d.Message();
+    } else {
+      ASSERT_EQ(d.mode, AdmissionMode::kNeedsPreemption) << d.Message();
+      std::vector<int64_t> ids;
+      for (const auto& v : d.victims) ids.push_back(v.workload_id);
+      std::sort(ids.begin(), ids.end());
+      EXPECT_EQ(ids, (std::vector<int64_t>{2, 3}));
+    }
+  }
+}
+
+// Preemption across a hierarchical cohort: org = {inference (8), batch (0), research}, research =
+// {llm (4), notebooks (4)}. notebooks borrows llm's idle 4 (research at its subtree quota 8),
+// batch borrows 8 of inference's idle quota. inference (reclaim Any) takes back its nominal 8:
+// only batch is a victim — notebooks borrows too, but inside research, which is within its own
+// subtree quota (Kueue: every cohort on the victim's path below the common ancestor must be
+// above its quota). Then, with research above its quota, a victim in it becomes valid.
+TEST(EngineTest, PreemptionAcrossAHierarchicalCohort) {
+  auto cq = [](const std::string& name, const std::string& cohort, int nominal) {
+    return "---\napiVersion: kueue.x-k8s.io/v1beta1\nkind: ClusterQueue\nmetadata: {name: " + name +
+           "}\nspec:\n  cohort: " + cohort +
+           "\n  namespaceSelector: {}\n  preemption: {reclaimWithinCohort: Any}\n"
+           "  resourceGroups:\n  - coveredResources: [nvidia.com/gpu]\n    flavors: [{name: h100, "
+           "resources: [{name: nvidia.com/gpu, nominalQuota: " +
+           std::to_string(nominal) + "}]}]\n";
+  };
+  const std::string yaml =
+      "apiVersion: kueue.x-k8s.io/v1beta1\nkind: ResourceFlavor\nmetadata: {name: h100}\n---\n"
+      "apiVersion: kueue.x-k8s.io/v1beta1\nkind: Cohort\nmetadata: {name: org}\n---\n"
+      "apiVersion: kueue.x-k8s.io/v1beta1\nkind: Cohort\nmetadata: {name: research}\n"
+      "spec: {parentName: org}\n" +
+      cq("inference", "org", 8) + cq("batch", "org", 0) + cq("llm", "research", 4) +
+      cq("notebooks", "research", 4);
+  auto e = MustEngine(yaml);
+  MustAdmit(*e, WorkloadBuilder(1, "notebooks").Gpus(4).Priority(0), At(1));
+  MustAdmit(*e, WorkloadBuilder(2, "notebooks").Gpus(4).Priority(0), At(2));  // llm's 4.
+  MustAdmit(*e, WorkloadBuilder(3, "batch").Gpus(4).Priority(0), At(3));
+  MustAdmit(*e, WorkloadBuilder(4, "batch").Gpus(4).Priority(0), At(4));  // org: 16 of 16.
+  Decision d = e->TryAdmit(WorkloadBuilder(10, "inference").Gpus(4, 2).Priority(0), At(60));
+  ASSERT_EQ(d.mode, AdmissionMode::kNeedsPreemption) << d.Message();
+  std::vector<int64_t> ids;
+  for (const auto& v : d.victims) {
+    ids.push_back(v.workload_id);
+    EXPECT_EQ(v.cluster_queue, "batch");
+    EXPECT_EQ(v.reason, PreemptionReason::kInCohortReclamation);
+  }
+  std::sort(ids.begin(), ids.end());
+  EXPECT_EQ(ids, (std::vector<int64_t>{3, 4}));
+  // batch gone, inference admitted (8); notebooks still borrows inside research (8 of 8).
+  for (int64_t id : ids) ASSERT_TRUE(e->Release(id).ok());
+  MustAdmit(*e, WorkloadBuilder(10, "inference").Gpus(4, 2).Priority(0), At(60));
+  // llm reclaims its own 4 from notebooks: a victim one level down, in the same sub-cohort.
+  d = e->TryAdmit(WorkloadBuilder(11, "llm").Gpus(4).Priority(0), At(120));
+  ASSERT_EQ(d.mode, AdmissionMode::kNeedsPreemption) << d.Message();
+  ASSERT_EQ(d.victims.size(), 1u);
+  EXPECT_EQ(d.victims[0].cluster_queue, "notebooks");
+  // After that, llm holds its 4 and notebooks 4: nobody borrows. inference, within its
+  // nominal, is never a victim: llm's higher-priority request beyond its nominal finds none.
+  for (const auto& v : d.victims) ASSERT_TRUE(e->Release(v.workload_id).ok());
+  MustAdmit(*e, WorkloadBuilder(11, "llm").Gpus(4).Priority(0), At(120));
+  d = e->TryAdmit(WorkloadBuilder(12, "llm").Gpus(4).Priority(100), At(180));
+  EXPECT_EQ(d.mode, AdmissionMode::kNoFit) << d.Message();
+  EXPECT_TRUE(d.victims.empty());
+}
+
 }  // namespace
 }  // namespace steward::govern

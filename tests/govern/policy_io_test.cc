@@ -2,6 +2,7 @@
 // fields, max_usable, the Volcano mapping and the import -> export -> import round trip.
 #include "govern/policy_io.h"
 
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -283,6 +284,169 @@ spec: {deserved: {nvidia.com/gpu: 4}}
     Decision d = (*e)->TryAdmit(testing::WorkloadBuilder(9, "b").Gpus(2), kSimStart);
     EXPECT_EQ(d.mode == AdmissionMode::kNeedsPreemption, reclaimable) << d.Message();
   }
+}
+
+// policy import --json has no cluster: a Volcano queue's max_usable is its capability (null
+// without one), what the twin allows on any cluster at least that large.
+TEST(PolicyIoTest, VolcanoMaxUsableIsTheCapability) {
+  auto p = ImportPolicyFiles({Repo("examples/volcano/queues.yaml")});
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  const nlohmann::json j = Json(*p);
+  std::map<std::string, nlohmann::json> gpu;
+  for (const auto& cq : j["cluster_queues"])
+    for (const auto& q : cq["quotas"])
+      if (q["resource"] == "nvidia.com/gpu") gpu[cq["name"]] = q["max_usable"];
+  EXPECT_EQ(gpu["training"], 96);  // deserved 64 + borrowing up to capability 96.
+  EXPECT_EQ(gpu["research"], 32);  // capability 32, nothing deserved.
+  EXPECT_TRUE(gpu["serving"].is_null()) << gpu["serving"];  // No capability: the cluster.
+  // With the cluster known (the twin's 256 GPUs), the same queue gets the same 96.
+  SetVolcanoClusterCapacity(&*p, {{"nvidia.com/gpu", 256, {}, {}}});
+  auto e = GovernanceEngine::Create(*p);
+  ASSERT_TRUE(e.ok());
+  EXPECT_EQ((*e)->MaxUsable("training", kVolcanoFlavor, "nvidia.com/gpu"), 96);
+}
+
+// Volcano-only Queue fields are not ClusterQueue fields: export writes them as annotations,
+// and import reads them back, so the round trip stays lossless and the YAML stays valid Kueue.
+TEST(PolicyIoTest, VolcanoOnlyFieldsExportAsAnnotations) {
+  Policy p = testing::MustImport(R"(apiVersion: scheduling.volcano.sh/v1beta1
+kind: Queue
+metadata: {name: q}
+spec:
+  deserved: {nvidia.com/gpu: 4}
+  dequeueStrategy: fifo
+  priority: 3
+  reclaimable: false
+)");
+  ASSERT_EQ(p.cluster_queues[0].extra.at("spec.dequeueStrategy"), "fifo");
+  const std::string yaml = ExportKueueYaml(p);
+  // Annotation values are strings: quoted, or "3" and "false" would read as other types.
+  EXPECT_THAT(yaml, HasSubstr("steward.io/volcano.dequeueStrategy: \"fifo\""));
+  EXPECT_THAT(yaml, HasSubstr("steward.io/volcano.priority: \"3\""));
+  EXPECT_THAT(yaml, HasSubstr("steward.io/reclaimable: \"false\""));
+  EXPECT_THAT(yaml, ::testing::Not(HasSubstr("\n  dequeueStrategy:")));
+  EXPECT_THAT(yaml, ::testing::Not(HasSubstr("\n  priority:")));
+  Policy back;
+  ASSERT_TRUE(ImportYaml(yaml, "exported.yaml", &back).ok()) << yaml;
+  ASSERT_TRUE(ValidatePolicy(&back).ok());
+  EXPECT_EQ(back.cluster_queues[0].extra, p.cluster_queues[0].extra);
+  EXPECT_EQ(ExportKueueYaml(back), yaml);
+}
+
+// Kueue's Configuration (queue-semantics.md §1.10): v1beta1 enables by `enable` and defaults
+// blockAdmission to it; v1beta2 enables by presence, timeout 30 min, blockAdmission false.
+TEST(PolicyIoTest, KueueConfigurationV1beta1) {
+  Policy p = testing::MustImport(R"(apiVersion: config.kueue.x-k8s.io/v1beta1
+kind: Configuration
+manageJobsWithoutQueueName: true
+fairSharing:
+  enable: true
+waitForPodsReady:
+  enable: true
+  timeout: 2m30s
+  requeuingStrategy:
+    timestamp: Creation
+    backoffBaseSeconds: 10
+    backoffMaxSeconds: 100
+    backoffLimitCount: 3
+)");
+  ASSERT_TRUE(p.configuration.has_value());
+  const KueueConfiguration& c = *p.configuration;
+  EXPECT_TRUE(c.fair_sharing);
+  const WaitForPodsReadyConfig& w = c.wait_for_pods_ready;
+  EXPECT_TRUE(w.enable);
+  EXPECT_EQ(w.timeout, Seconds(150));  // 2 min + 30 s.
+  EXPECT_TRUE(w.block_admission);      // v1beta1: defaults to `enable`.
+  EXPECT_EQ(w.requeuing_timestamp, "Creation");
+  EXPECT_EQ(w.backoff_base, Seconds(10));
+  EXPECT_EQ(w.backoff_max, Seconds(100));
+  ASSERT_TRUE(w.backoff_limit_count.has_value());
+  EXPECT_EQ(*w.backoff_limit_count, 3);
+  EXPECT_EQ(c.extra.count("manageJobsWithoutQueueName"), 1u);  // Kept for export.
+  // Export and re-import reproduce it, the unmodelled field included.
+  std::string yaml = ExportKueueYaml(p);
+  EXPECT_THAT(yaml, HasSubstr("manageJobsWithoutQueueName: true"));
+  Policy back;
+  ASSERT_TRUE(ImportYaml(yaml, "exported.yaml", &back).ok()) << yaml;
+  EXPECT_EQ(Json(p)["configuration"], Json(back)["configuration"]) << yaml;
+  EXPECT_EQ(Json(back)["configuration"]["wait_for_pods_ready"]["timeout_seconds"], 150.0);
+}
+
+TEST(PolicyIoTest, KueueConfigurationV1beta1DefaultsOff) {
+  Policy p = testing::MustImport(R"(apiVersion: config.kueue.x-k8s.io/v1beta1
+kind: Configuration
+waitForPodsReady:
+  timeout: 90s
+)");
+  ASSERT_TRUE(p.configuration.has_value());
+  EXPECT_FALSE(p.configuration->fair_sharing);
+  EXPECT_FALSE(p.configuration->wait_for_pods_ready.enable);  // v1beta1 needs enable: true.
+  EXPECT_FALSE(p.configuration->wait_for_pods_ready.block_admission);  // = enable.
+  EXPECT_EQ(p.configuration->wait_for_pods_ready.timeout, Seconds(90));
+}
+
+TEST(PolicyIoTest, KueueConfigurationV1beta2EnablesByPresence) {
+  Policy p = testing::MustImport(R"(apiVersion: config.kueue.x-k8s.io/v1beta2
+kind: Configuration
+fairSharing: {}
+)");
+  ASSERT_TRUE(p.configuration.has_value());
+  const KueueConfiguration& c = *p.configuration;
+  EXPECT_TRUE(c.fair_sharing);
+  EXPECT_TRUE(c.wait_for_pods_ready.enable);  // Defaulting always creates the block.
+  EXPECT_EQ(c.wait_for_pods_ready.timeout, Minutes(30));
+  EXPECT_FALSE(c.wait_for_pods_ready.block_admission);
+  EXPECT_EQ(c.wait_for_pods_ready.backoff_base, Seconds(60));
+  EXPECT_EQ(c.wait_for_pods_ready.backoff_max, Seconds(3600));
+  EXPECT_FALSE(c.wait_for_pods_ready.backoff_limit_count.has_value());
+  // A disabled v1beta2 block (Steward reads `enable: false`) survives export -> import.
+  Policy off = testing::MustImport(R"(apiVersion: config.kueue.x-k8s.io/v1beta2
+kind: Configuration
+waitForPodsReady: {enable: false}
+)");
+  EXPECT_FALSE(off.configuration->fair_sharing);
+  Policy back;
+  ASSERT_TRUE(ImportYaml(ExportKueueYaml(off), "exported.yaml", &back).ok());
+  ASSERT_TRUE(back.configuration.has_value());
+  EXPECT_FALSE(back.configuration->wait_for_pods_ready.enable);
+  EXPECT_FALSE(back.configuration->fair_sharing);
+}
+
+TEST(PolicyIoTest, KueueConfigurationBadInputNamesFileLineField) {
+  Policy p;
+  Status s = ImportYaml(R"(apiVersion: config.kueue.x-k8s.io/v1beta1
+kind: Configuration
+waitForPodsReady:
+  enable: true
+  timeout: 5 minutes
+)",
+                        "kueue-config.yaml", &p);
+  ASSERT_FALSE(s.ok());
+  EXPECT_THAT(s.message(), HasSubstr("kueue-config.yaml:5:"));
+  EXPECT_THAT(s.message(), HasSubstr("waitForPodsReady.timeout"));
+  EXPECT_THAT(s.message(), HasSubstr("invalid duration \"5 minutes\""));
+  for (const char* bad : {".s", "5", "1.2.3s", "-5m", "5d"}) {
+    Policy q;
+    Status e = ImportYaml(fmt::format("apiVersion: config.kueue.x-k8s.io/v1beta2\n"
+                                      "kind: Configuration\nwaitForPodsReady:\n  timeout: \"{}\"\n",
+                                      bad),
+                          "c.yaml", &q);
+    EXPECT_FALSE(e.ok()) << bad;
+    EXPECT_THAT(e.message(), HasSubstr("c.yaml:4:")) << bad;
+  }
+  Policy q;
+  s = ImportYaml(R"(apiVersion: config.kueue.x-k8s.io/v1beta2
+kind: Configuration
+waitForPodsReady:
+  requeuingStrategy: {timestamp: Later}
+)",
+                 "c.yaml", &q);
+  EXPECT_THAT(s.message(), HasSubstr("waitForPodsReady.requeuingStrategy.timestamp"));
+  Policy twice;
+  const char* doc = "apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\n";
+  ASSERT_TRUE(ImportYaml(doc, "a.yaml", &twice).ok());
+  s = ImportYaml(doc, "b.yaml", &twice);
+  EXPECT_THAT(s.message(), HasSubstr("a second Kueue Configuration"));
 }
 
 }  // namespace

@@ -106,3 +106,33 @@ TEST(QuotaTreeTest, DominantResourceShare) {
 
 }  // namespace
 }  // namespace steward::govern
+
+namespace steward::govern {
+namespace {
+
+// A live quota change keeps usage and recomputes what bubbles into the cohort: the LendingLimit
+// example with team-b using 15, then team-b's lendingLimit lifted and its nominal cut to 8.
+TEST(QuotaTreeTest, UpdateQuotaKeepsUsageAndRebubbles) {
+  QuotaTree t(1, 1);
+  int cohort = t.AddNode(false);
+  int a = t.AddNode(true), b = t.AddNode(true);
+  t.SetParent(a, cohort);
+  t.SetParent(b, cohort);
+  t.SetQuota(a, kFr, 9, kUnlimited, kUnlimited);
+  t.SetQuota(b, kFr, 12, kUnlimited, 1);
+  t.Finalize();
+  t.AddUsage(b, kFr, 15);
+  ASSERT_EQ(t.Usage(cohort, kFr), 4);  // 15 - local 11.
+  t.UpdateQuota(b, kFr, 8, kUnlimited, kUnlimited);
+  // No LL now: local 0, so all 15 bubble; cohort SQ = 9 + 8 = 17, 2 left for team-a.
+  EXPECT_EQ(t.LocalQuota(b, kFr), 0);
+  EXPECT_EQ(t.SubtreeQuota(cohort, kFr), 17);
+  EXPECT_EQ(t.Usage(b, kFr), 15);
+  EXPECT_EQ(t.Usage(cohort, kFr), 15);
+  EXPECT_EQ(t.Available(a, kFr), 2);
+  EXPECT_EQ(t.PotentiallyAvailable(a, kFr), 17);
+  EXPECT_TRUE(t.Borrowing(b, kFr));  // 15 > 8.
+}
+
+}  // namespace
+}  // namespace steward::govern

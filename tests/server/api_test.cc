@@ -248,5 +248,34 @@ TEST_F(ApiTest, ServesTheDashboardAndMetrics) {
   EXPECT_EQ(Call("GET", "/healthz").body, "ok\n");
 }
 
+// Under the kueue admitter /api/queues reports each team's ClusterQueue with its nominal quota
+// and borrowing from the engine, and the quota control sets a ClusterQueue's nominal quota.
+TEST_F(ApiTest, QueuesAndQuotaControlUnderKueue) {
+  live_ = testing::MakeKueueLive();
+  live_->Step(Minutes(10));
+  json q = Get("/api/queues");
+  ASSERT_EQ(q["queues"].size(), 2u);
+  EXPECT_EQ(q["queues"][0]["team"], "team-a");
+  EXPECT_EQ(q["queues"][0]["cluster_queue"], "team-a");
+  EXPECT_EQ(q["queues"][0]["quota_gpus"], 8);     // Nominal, not the scenario's quota_gpus 0.
+  EXPECT_EQ(q["queues"][0]["borrowed_gpus"], 8);  // 16 used of nominal 8.
+  ASSERT_EQ(q["cluster_queues"].size(), 2u);
+  EXPECT_EQ(q["cluster_queues"][1]["name"], "team-b");
+  EXPECT_EQ(q["cluster_queues"][1]["quotas"][0]["max_usable"], 16);
+  // A team's quota goes to its ClusterQueue; a ClusterQueue can be named directly too.
+  HttpReply r = Call("POST", "/api/queues/team-b/quota", {}, R"({"gpus":4})");
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(json::parse(r.body)["cluster_queue"], "team-b");
+  EXPECT_EQ(Get("/api/queues")["queues"][1]["quota_gpus"], 4);
+  ASSERT_EQ(Call("POST", "/api/queues/team-a/quota", {}, R"({"gpus":16,"flavor":"h100"})").status,
+            200);
+  q = Get("/api/queues");
+  EXPECT_EQ(q["queues"][0]["quota_gpus"], 16);
+  EXPECT_EQ(q["queues"][0]["borrowed_gpus"], 0);
+  EXPECT_EQ(q["cluster_queues"][0]["quotas"][0]["max_usable"], 20);  // Cohort 16 + 4.
+  Error(Call("POST", "/api/queues/team-a/quota", {}, R"({"gpus":1,"flavor":"a100"})"), 404);
+  Error(Call("POST", "/api/queues/nobody/quota", {}, R"({"gpus":1})"), 404);
+}
+
 }  // namespace
 }  // namespace steward::server

@@ -79,6 +79,39 @@ TEST(MetricsTest, PendingByTeamAndReasonAndEscapedLabels) {
       std::isnan(Value(s, "steward_team_cost_total", {{"team", team}, {"currency", "USD"}})));
 }
 
+TEST(MetricsTest, KueueSchedulerMetricsUnderTheKueueAdmitter) {
+  auto live = testing::MakeKueueLive();
+  live->Step(Minutes(10));
+  const telemetry::Scrape s = telemetry::ParseExposition(RenderMetrics(*live->snapshot()));
+  EXPECT_TRUE(s.ok()) << (s.errors.empty() ? "" : s.errors[0].ToString());
+  const std::map<std::string, std::string> a = {{"cluster_queue", "team-a"}};
+  const std::map<std::string, std::string> a_gpu = {{"cohort", "org"},
+                                                    {"cluster_queue", "team-a"},
+                                                    {"flavor", "h100"},
+                                                    {"resource", "nvidia.com/gpu"}};
+  EXPECT_EQ(Value(s, "steward_kueue_pending_workloads",
+                  {{"cluster_queue", "team-a"}, {"status", "active"}}),
+            0);
+  EXPECT_EQ(Value(s, "steward_kueue_reserving_active_workloads", a), 2);
+  EXPECT_EQ(Value(s, "steward_kueue_admitted_workloads_total", a), 2);
+  EXPECT_EQ(Value(s, "steward_kueue_cluster_queue_nominal_quota", a_gpu), 8);
+  EXPECT_EQ(Value(s, "steward_kueue_cluster_queue_resource_usage", a_gpu), 16);
+  EXPECT_EQ(Value(s, "steward_kueue_cluster_queue_borrowed", a_gpu), 8);
+  EXPECT_TRUE(std::isnan(Value(s, "steward_kueue_cluster_queue_borrowing_limit", a_gpu)));
+  // Both admitted with no wait: the histogram's first bucket (le 1) holds both.
+  EXPECT_EQ(Value(s, "steward_kueue_admission_wait_time_seconds_bucket",
+                  {{"cluster_queue", "team-a"}, {"le", "1"}}),
+            2);
+  EXPECT_EQ(Value(s, "steward_kueue_admission_wait_time_seconds_bucket",
+                  {{"cluster_queue", "team-a"}, {"le", "+Inf"}}),
+            2);
+  EXPECT_EQ(Value(s, "steward_kueue_admission_wait_time_seconds_count", a), 2);
+  EXPECT_EQ(Value(s, "steward_kueue_cluster_queue_weighted_share", a), 500);
+  // The fifo-quota twin has no ClusterQueues and no steward_kueue_ series.
+  auto fifo = MakeLive(TwoNodeYaml());
+  EXPECT_EQ(RenderMetrics(*fifo->snapshot()).find("steward_kueue_"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace steward::server
 

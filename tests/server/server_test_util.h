@@ -22,8 +22,9 @@ inline std::string TwoNodeYaml() {
 
 // With `remediation`, the scenario's remediation loop runs on the twin (in memory).
 inline std::unique_ptr<LiveTwin> MakeLive(const std::string& yaml, LiveTwinOptions options = {},
-                                          bool remediation = false) {
-  auto t = twin::Twin::Create(twin::testing::MustParse(yaml));
+                                          bool remediation = false,
+                                          const twin::TwinOptions& twin_options = {}) {
+  auto t = twin::Twin::Create(twin::testing::MustParse(yaml), twin_options);
   if (!t.ok()) throw std::runtime_error(t.status().message());
   if (remediation) {
     auto r = health::AttachRemediation(**t);
@@ -42,6 +43,20 @@ inline std::string FourNodeYaml() {
       "generators:\n"
       "  - {name: job, team: a, kind: batch, arrival: {process: once, count: 1}, gpus_per_pod: 8,"
       " duration_hours: 10}\n");
+}
+
+// Two nodes x 8 H100 under a Kueue policy: ClusterQueues team-a and team-b (nominal 8 each,
+// cohort org, reclaimWithinCohort Any); team-a submits two 8-GPU jobs at t = 0 (the second
+// borrows team-b's quota).
+inline std::unique_ptr<LiveTwin> MakeKueueLive(LiveTwinOptions options = {}) {
+  twin::TwinOptions o;
+  o.policy_files = {twin::testing::WriteTempFile(
+      "server-kueue.yaml", twin::testing::TwoTeamPolicyYaml(8, 8, "{reclaimWithinCohort: Any}"))};
+  return MakeLive(twin::testing::SmallScenarioYaml(
+                      2, "team-a:0,team-b:0",
+                      "generators:\n  - {name: job, team: team-a, kind: batch, arrival: {process: "
+                      "once, count: 2}, gpus_per_pod: 8, duration_hours: 2}\n"),
+                  std::move(options), false, o);
 }
 
 }  // namespace steward::server::testing

@@ -122,5 +122,88 @@ TEST(KueueAdmitterTest, VolcanoQueuesDriveTheTwin) {
   EXPECT_EQ(research, 32);
 }
 
+// queueingStrategy: team-a's head asks 24 GPUs, more than its queue can ever hold (8 own + 8
+// borrowable); a 8-GPU job is behind it. BestEffortFIFO looks past the head and admits the small
+// job; StrictFIFO keeps it behind the head, with the head's reason.
+TEST(KueueAdmitterTest, StrictFifoBlocksBehindItsHeadBestEffortDoesNot) {
+  for (const std::string strategy : {"BestEffortFIFO", "StrictFIFO"}) {
+    std::string policy = testing::TwoTeamPolicyYaml(8, 8, "{}");
+    for (size_t at = 0; (at = policy.find("  cohort: org\n", at)) != std::string::npos; at += 20)
+      policy.insert(at + 14, "  queueingStrategy: " + strategy + "\n");
+    TwinOptions o;
+    o.policy_files = {testing::WriteTempFile("fifo-" + strategy + ".yaml", policy)};
+    Scenario s = testing::MustParse(testing::SmallScenarioYaml(
+        2, "team-a:0,team-b:0",
+        "generators:\n"
+        "  - {name: big, team: team-a, kind: batch, arrival: {process: once, count: 1},\n"
+        "     pods: 3, gpus_per_pod: 8, duration_hours: 1}\n"
+        "  - {name: small, team: team-a, kind: batch, arrival: {process: once, count: 1},\n"
+        "     gpus_per_pod: 8, duration_hours: 1}\n"));
+    auto t = Twin::Create(std::move(s), o);
+    ASSERT_TRUE(t.ok()) << t.status().message();
+    (*t)->RunUntil(kSimStart + Minutes(5));
+    const WorkloadRun* big = (*t)->FindRun("big-000000");
+    const WorkloadRun* small = (*t)->FindRun("small-000000");
+    ASSERT_TRUE(big && small);
+    EXPECT_EQ(big->state, RunState::kPending);
+    EXPECT_EQ(big->reason, "exceeds_max_quota") << big->reason_detail;
+    if (strategy == "BestEffortFIFO") {
+      EXPECT_NE(small->state, RunState::kPending);
+    } else {
+      EXPECT_EQ(small->state, RunState::kPending);
+      EXPECT_EQ(small->reason, "blocked_behind_head");
+      EXPECT_NE(small->reason_detail.find("big-000000"), std::string::npos) << small->reason_detail;
+      EXPECT_NE(small->reason_detail.find("exceeds_max_quota"), std::string::npos);
+    }
+  }
+}
+
+// A Volcano PodGroup drives a twin workload: examples/volcano/queues.yaml's llama-70b-ft
+// (minMember 4, minResources 32 GPUs, queue training). Its 4 pods are created 60 s apart, so the
+// gang is incomplete (Volcano NotEnoughTasks) until t = 180 s, then admitted as a whole.
+TEST(KueueAdmitterTest, VolcanoPodGroupGangIsIncompleteUntilItsPodsExist) {
+  Scenario s = testing::MustParse(testing::SmallScenarioYaml(
+      8, "training:0",
+      "generators:\n"
+      "  - {name: ft, team: training, kind: training, arrival: {process: once, count: 1},\n"
+      "     pods: 4, gpus_per_pod: 8, duration_hours: 1, pod_group: llama-70b-ft,\n"
+      "     pod_creation_seconds: 60}\n"
+      "  - {name: lost, team: training, kind: training, arrival: {process: once, count: 1},\n"
+      "     pod_group: no-such-group}\n"));
+  TwinOptions o;
+  o.policy_files = {Example("volcano/queues.yaml")};
+  auto t = Twin::Create(std::move(s), o);
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  (*t)->RunUntil(kSimStart + Seconds(150));
+  const WorkloadRun* ft = (*t)->FindRun("ft-000000");
+  ASSERT_NE(ft, nullptr);
+  EXPECT_EQ(ft->state, RunState::kPending);
+  EXPECT_EQ(ft->reason, "gang_incomplete");
+  EXPECT_NE(ft->reason_detail.find("3/4 pods of the gang exist (minMember 4)"), std::string::npos)
+      << ft->reason_detail;
+  EXPECT_EQ((*t)->BuildReport().pending_by_reason.at("gang_incomplete"), 1);
+  EXPECT_EQ((*t)->FindRun("lost-000000")->reason, "misconfigured_queue");
+  // The fourth pod exists at 180 s: the whole gang is admitted and placed then, in one go.
+  (*t)->RunUntil(kSimStart + Seconds(179));
+  EXPECT_EQ(ft->state, RunState::kPending);
+  (*t)->RunUntil(kSimStart + Seconds(180));
+  EXPECT_NE(ft->state, RunState::kPending);
+  EXPECT_EQ(ft->pods.size(), 4u);
+  const SchedulerReport r = (*t)->Scheduler();
+  for (const auto& cq : r.cluster_queues)
+    if (cq.name == "training") {
+      EXPECT_EQ(cq.admitted_workloads_total, 1);
+      for (const auto& q : cq.quotas) {
+        // minResources is what the group reserves: 32 GPUs and 256 CPU cores.
+        if (q.resource == "nvidia.com/gpu") {
+          EXPECT_EQ(q.usage, 32);
+        }
+        if (q.resource == "cpu") {
+          EXPECT_EQ(q.usage, 256);
+        }
+      }
+    }
+}
+
 }  // namespace
 }  // namespace steward::twin

@@ -2,6 +2,9 @@
 // computed by hand.
 #pragma once
 
+#include <gtest/gtest.h>
+
+#include <fstream>
 #include <string>
 
 #include "twin/scenario.h"
@@ -37,6 +40,32 @@ inline Scenario MustParse(const std::string& yaml) {
   Result<Scenario> s = ParseScenario(yaml, "test.yaml");
   if (!s.ok()) throw std::runtime_error(s.status().message());
   return std::move(s).value();
+}
+
+// Writes `text` to a file `name` in the test's temporary directory and returns its path.
+inline std::string WriteTempFile(const std::string& name, const std::string& text) {
+  const std::string path = ::testing::TempDir() + "/" + name;
+  std::ofstream(path, std::ios::binary) << text;
+  return path;
+}
+
+// Kueue policy for two teams: ClusterQueues team-a and team-b in cohort org, flavor h100, nominal
+// `nominal_a` / `nominal_b` GPUs, `preemption` as the spec's preemption block, LocalQueues named
+// after the teams in namespaces named after the teams; `extra` is appended.
+inline std::string TwoTeamPolicyYaml(int nominal_a, int nominal_b, const std::string& preemption,
+                                     const std::string& extra = "") {
+  auto cq = [&](const std::string& name, int nominal) {
+    return "---\napiVersion: kueue.x-k8s.io/v1beta1\nkind: ClusterQueue\nmetadata: {name: " + name +
+           "}\nspec:\n  cohort: org\n  namespaceSelector: {}\n  preemption: " + preemption +
+           "\n  resourceGroups:\n  - coveredResources: [nvidia.com/gpu]\n    flavors:\n    - name: "
+           "h100\n      resources:\n      - {name: nvidia.com/gpu, nominalQuota: " +
+           std::to_string(nominal) +
+           "}\n---\napiVersion: kueue.x-k8s.io/v1beta1\nkind: "
+           "LocalQueue\nmetadata: {name: " +
+           name + ", namespace: " + name + "}\nspec: {clusterQueue: " + name + "}\n";
+  };
+  return "apiVersion: kueue.x-k8s.io/v1beta1\nkind: ResourceFlavor\nmetadata: {name: h100}\n" +
+         cq("team-a", nominal_a) + cq("team-b", nominal_b) + extra;
 }
 
 }  // namespace steward::twin::testing

@@ -1,0 +1,182 @@
+#include "twin/report_compare.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <set>
+
+namespace steward::twin {
+namespace {
+
+double R(double x, int digits) {
+  const double f = std::pow(10.0, digits);
+  return std::round(x * f) / f;
+}
+
+std::string Escape(std::string_view s) {
+  std::string o;
+  for (char c : s) {
+    switch (c) {
+      case '&':
+        o += "&amp;";
+        break;
+      case '<':
+        o += "&lt;";
+        break;
+      case '>':
+        o += "&gt;";
+        break;
+      case '"':
+        o += "&quot;";
+        break;
+      default:
+        o += c;
+    }
+  }
+  return o;
+}
+
+// Every key of either map, in order.
+template <typename Map>
+std::set<std::string> Keys(const Map& a, const Map& b) {
+  std::set<std::string> k;
+  for (const auto& [key, v] : a) k.insert(key);
+  for (const auto& [key, v] : b) k.insert(key);
+  return k;
+}
+
+template <typename Map>
+double Get(const Map& m, const std::string& k) {
+  auto it = m.find(k);
+  return it == m.end() ? 0.0 : static_cast<double>(it->second);
+}
+
+std::string PolicyText(const ComparedRun& r) {
+  if (r.policy_files.empty()) return "(scenario's)";
+  std::string s;
+  for (const auto& p : r.policy_files) s += (s.empty() ? "" : " ") + p;
+  return s;
+}
+
+}  // namespace
+
+std::vector<KpiDelta> CompareKpis(const Report& b, const Report& a) {
+  std::vector<KpiDelta> out;
+  auto add = [&](const std::string& group, const std::string& name, double before, double after) {
+    out.push_back({group, name, before, after});
+  };
+  add("utilization", "allocation_rate", b.allocation_rate, a.allocation_rate);
+  add("utilization", "busy_utilization", b.busy_utilization, a.busy_utilization);
+  add("utilization", "sm_active_utilization", b.sm_active_utilization, a.sm_active_utilization);
+  add("workloads", "completed", b.workloads_completed, a.workloads_completed);
+  add("workloads", "pending_at_end", b.workloads_pending, a.workloads_pending);
+  add("workloads", "interruptions", b.interruptions, a.interruptions);
+  for (const auto& team : Keys(b.queue_wait_seconds_by_team, a.queue_wait_seconds_by_team)) {
+    auto pb = b.queue_wait_seconds_by_team.count(team) ? b.queue_wait_seconds_by_team.at(team)
+                                                       : Percentiles{};
+    auto pa = a.queue_wait_seconds_by_team.count(team) ? a.queue_wait_seconds_by_team.at(team)
+                                                       : Percentiles{};
+    const std::string g = "queue_wait_seconds_by_team." + team;
+    add(g, "p50", pb.p50, pa.p50);
+    add(g, "p95", pb.p95, pa.p95);
+    add(g, "p99", pb.p99, pa.p99);
+  }
+  for (const auto& tier : Keys(b.preemptions, a.preemptions))
+    add("preemptions", tier, Get(b.preemptions, tier), Get(a.preemptions, tier));
+  add("lost_gpu_hours", "total", b.lost_gpu_hours, a.lost_gpu_hours);
+  for (const auto& team : Keys(b.lost_gpu_hours_by_team, a.lost_gpu_hours_by_team))
+    add("lost_gpu_hours_by_team", team, Get(b.lost_gpu_hours_by_team, team),
+        Get(a.lost_gpu_hours_by_team, team));
+  for (const auto& cause : Keys(b.faults.lost_gpu_hours_by_cause, a.faults.lost_gpu_hours_by_cause))
+    add("lost_gpu_hours_by_cause", cause, Get(b.faults.lost_gpu_hours_by_cause, cause),
+        Get(a.faults.lost_gpu_hours_by_cause, cause));
+  add("alerts", "tenant_alerts", b.tenant_alerts.size(), a.tenant_alerts.size());
+  std::map<std::string, double> hb, ha;
+  for (const auto& t : b.tenant_alerts) hb[t.team] = t.hours_over;
+  for (const auto& t : a.tenant_alerts) ha[t.team] = t.hours_over;
+  for (const auto& team : Keys(hb, ha)) add("alert_hours_over", team, Get(hb, team), Get(ha, team));
+  for (const auto& reason : Keys(b.pending_by_reason, a.pending_by_reason))
+    add("pending_by_reason", reason, Get(b.pending_by_reason, reason),
+        Get(a.pending_by_reason, reason));
+  return out;
+}
+
+nlohmann::json CompareToJson(const ComparedRun& before, const ComparedRun& after) {
+  using nlohmann::json;
+  auto side = [](const ComparedRun& r) {
+    return json{{"label", r.label},
+                {"scenario", r.scenario_file.empty() ? json() : json(r.scenario_file)},
+                {"policy", r.policy_files},
+                {"report", ToJson(r.report)}};
+  };
+  json delta = json::object();
+  for (const KpiDelta& k : CompareKpis(before.report, after.report))
+    delta[k.group][k.name] = R(k.delta(), 4);
+  return {{"before", side(before)}, {"after", side(after)}, {"delta", delta}};
+}
+
+std::string CompareToText(const ComparedRun& before, const ComparedRun& after) {
+  std::string out = fmt::format(
+      "Steward twin comparison\n  before: {:<20} scenario {}, policy {}\n  after:  {:<20} "
+      "scenario {}, policy {}\n",
+      before.label, before.scenario_file.empty() ? "(built-in)" : before.scenario_file,
+      PolicyText(before), after.label,
+      after.scenario_file.empty() ? "(built-in)" : after.scenario_file, PolicyText(after));
+  std::string group;
+  for (const KpiDelta& k : CompareKpis(before.report, after.report)) {
+    if (k.group != group) {
+      group = k.group;
+      out += fmt::format("\n{:<34} {:>14} {:>14} {:>14}\n", group, before.label.substr(0, 14),
+                         after.label.substr(0, 14), "delta");
+    }
+    const bool ratio = k.group == "utilization";
+    auto v = [&](double x) {
+      return ratio ? fmt::format("{:.1f}%", 100 * x) : fmt::format("{:.1f}", x);
+    };
+    out += fmt::format("  {:<32} {:>14} {:>14} {:>14}\n", k.name, v(k.before), v(k.after),
+                       (k.delta() > 0 ? "+" : "") + v(k.delta()));
+  }
+  return out;
+}
+
+std::string CompareToHtml(const ComparedRun& before, const ComparedRun& after) {
+  std::string h =
+      "<!doctype html><html><head><meta charset='utf-8'><title>Steward twin comparison</title>"
+      "<style>body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222}"
+      "table{border-collapse:collapse;margin:8px 0 16px}td,th{padding:3px 10px;border-bottom:1px "
+      "solid #ddd;text-align:right}td:first-child,th:first-child{text-align:left}"
+      "th.group{text-align:left;padding-top:12px}.up{color:#b22}.down{color:#262}"
+      ".runs{display:flex;gap:12px}.runs div{flex:1}iframe{width:100%;height:2400px;"
+      "border:1px solid #ccc}</style></head><body>\n<h1>Twin comparison</h1>\n";
+  for (const ComparedRun* r : {&before, &after})
+    h += fmt::format(
+        "<p><b>{}</b>: scenario <code>{}</code>, policy <code>{}</code></p>\n", Escape(r->label),
+        Escape(r->scenario_file.empty() ? "(built-in)" : r->scenario_file), Escape(PolicyText(*r)));
+  h += fmt::format("<table><tr><th>KPI</th><th>{}</th><th>{}</th><th>delta</th></tr>\n",
+                   Escape(before.label), Escape(after.label));
+  std::string group;
+  for (const KpiDelta& k : CompareKpis(before.report, after.report)) {
+    if (k.group != group) {
+      group = k.group;
+      h += fmt::format("<tr><th class='group' colspan='4'>{}</th></tr>\n", Escape(group));
+    }
+    const bool ratio = k.group == "utilization";
+    auto v = [&](double x) {
+      return ratio ? fmt::format("{:.1f}%", 100 * x) : fmt::format("{:.1f}", x);
+    };
+    h += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td class='{}'>{}{}</td></tr>\n",
+                     Escape(k.name), v(k.before), v(k.after),
+                     k.delta() > 0   ? "up"
+                     : k.delta() < 0 ? "down"
+                                     : "",
+                     k.delta() > 0 ? "+" : "", v(k.delta()));
+  }
+  h += "</table>\n<div class='runs'>";
+  for (const ComparedRun* r : {&before, &after})
+    h += fmt::format("<div><h2>{}</h2><iframe title='{}' srcdoc=\"{}\"></iframe></div>",
+                     Escape(r->label), Escape(r->label), Escape(ToHtml(r->report)));
+  h += "</div></body></html>\n";
+  return h;
+}
+
+}  // namespace steward::twin
