@@ -91,23 +91,30 @@ bool SqliteStmt::IsNull(int column) const {
   return sqlite3_column_type(stmt_, column) == SQLITE_NULL;
 }
 
-Result<std::unique_ptr<SqliteDb>> SqliteDb::Open(const std::string& path) {
+Result<std::unique_ptr<SqliteDb>> SqliteDb::Open(const std::string& path,
+                                                 SqliteOpenOptions options) {
   sqlite3* raw = nullptr;
-  int rc = sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
+  int flags = SQLITE_OPEN_READWRITE;
+  if (options.create_if_missing) flags |= SQLITE_OPEN_CREATE;
+  int rc = sqlite3_open_v2(path.c_str(), &raw, flags, nullptr);
   if (rc != SQLITE_OK) {
-    Status s = SqlError(raw, "cannot open " + path, "");
+    Status s = SqlError(raw, path + ": cannot open", "");
     sqlite3_close(raw);
     return s;
   }
   std::unique_ptr<SqliteDb> db(new SqliteDb(raw, path));
+  // The timeout comes first so the pragmas below also wait for a writer holding the file.
+  sqlite3_busy_timeout(raw, 5000);
   // WAL: readers (a dashboard, `sqlite3` by hand) never block the controller, and a commit is
   // an append. synchronous=NORMAL in WAL mode survives a process crash (the case restart-resume
   // is about); only an OS crash can lose the last commits, which then replay as idempotent
   // actions. busy_timeout covers a second reader holding the file briefly.
-  STEWARD_RETURN_IF_ERROR(db->Exec("PRAGMA journal_mode=WAL"));
-  STEWARD_RETURN_IF_ERROR(db->Exec("PRAGMA synchronous=NORMAL"));
-  STEWARD_RETURN_IF_ERROR(db->Exec("PRAGMA foreign_keys=ON"));
-  sqlite3_busy_timeout(raw, 5000);
+  // A file that is not SQLite fails at the first pragma; the error names it.
+  for (const char* pragma :
+       {"PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL", "PRAGMA foreign_keys=ON"}) {
+    Status s = db->Exec(pragma);
+    if (!s.ok()) return s.WithContext(path);
+  }
   return db;
 }
 
@@ -141,6 +148,12 @@ SqliteTransaction::~SqliteTransaction() {
 
 Status SqliteTransaction::Begin() {
   STEWARD_RETURN_IF_ERROR(db_->Exec("BEGIN IMMEDIATE"));
+  open_ = true;
+  return Status::Ok();
+}
+
+Status SqliteTransaction::BeginRead() {
+  STEWARD_RETURN_IF_ERROR(db_->Exec("BEGIN"));
   open_ = true;
   return Status::Ok();
 }

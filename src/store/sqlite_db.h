@@ -1,5 +1,5 @@
 // SqliteDb: a thin RAII wrapper over the sqlite3 C API, shared by the durable stores
-// (remediation state, the workload event log).
+// (remediation state, the workload event log, the cost ledger).
 //
 // Why a wrapper and not raw calls: every sqlite3 call returns an int that must be turned into a
 // Status with the statement text, and every statement must be finalized on every path. The
@@ -53,10 +53,18 @@ class SqliteStmt {
   sqlite3_stmt* stmt_ = nullptr;
 };
 
+struct SqliteOpenOptions {
+  // False: a missing file is an error instead of a new empty database (readers that must not
+  // leave a file behind when pointed at a wrong path).
+  bool create_if_missing = true;
+};
+
 class SqliteDb {
  public:
-  // Opens (creating if needed) the database at `path` in WAL mode with foreign keys on.
-  static Result<std::unique_ptr<SqliteDb>> Open(const std::string& path);
+  // Opens the database at `path` in WAL mode with foreign keys on and a 5 s busy timeout.
+  // Every error names `path`.
+  static Result<std::unique_ptr<SqliteDb>> Open(const std::string& path,
+                                                SqliteOpenOptions options = {});
   SqliteDb(const SqliteDb&) = delete;
   SqliteDb& operator=(const SqliteDb&) = delete;
   ~SqliteDb();
@@ -73,15 +81,21 @@ class SqliteDb {
   std::string path_;
 };
 
-// Scoped transaction: BEGIN IMMEDIATE on construction (via Begin), ROLLBACK on destruction
-// unless Commit() succeeded, so an early `return status` never leaves half a transition.
+// Scoped transaction: BEGIN IMMEDIATE (via Begin) or BEGIN (via BeginRead), ROLLBACK on
+// destruction unless Commit() succeeded, so an early `return status` never leaves half a
+// transition.
 class SqliteTransaction {
  public:
   explicit SqliteTransaction(SqliteDb* db) : db_(db) {}
   SqliteTransaction(const SqliteTransaction&) = delete;
   SqliteTransaction& operator=(const SqliteTransaction&) = delete;
   ~SqliteTransaction();
+  // Takes the write lock up front, so two writers serialize instead of one failing half-way
+  // with SQLITE_BUSY.
   Status Begin();
+  // A deferred transaction for readers: several SELECTs see one snapshot (WAL) without taking
+  // the write lock, so a concurrent writer's commit never shows up half-way through a read.
+  Status BeginRead();
   Status Commit();
 
  private:
