@@ -1,6 +1,6 @@
 # Steward's modules, lowest first. Dependencies point one way:
 #   model <- place, govern <- twin <- telemetry <- health <- server <- cli; cost <- server;
-#   model <- store <- health, cli (SQLite stores);
+#   model <- store <- health, cost, cli (SQLite stores: remediation state, event log, ledger);
 #   twin <- reclaim <- cli
 # Each module is declared once here with its DEPS; a module may exist before its code does.
 # Every module the CLI links is listed in STEWARD_CLI_DEPS.
@@ -48,7 +48,7 @@ target_link_libraries(steward_telemetry PUBLIC steward_httplib)
 steward_module(health DEPS telemetry store model)
 # Idle reclaim: a twin controller (twin/controller.h), like the remediation loop in health.
 steward_module(reclaim DEPS twin model)
-steward_module(cost DEPS model)
+steward_module(cost DEPS store model)
 # Diagnosis reads DCGM series (telemetry), kubectl node lists (health) and prices (cost).
 steward_module(diagnose DEPS health telemetry twin cost model)
 # /allocation is served with Debian's cpp-httplib (steward_httplib in CMakeLists.txt).

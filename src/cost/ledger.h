@@ -29,7 +29,9 @@
 #include "cost/window.h"
 #include "model/status.h"
 
-struct sqlite3;
+namespace steward::store {
+class SqliteDb;
+}
 
 namespace steward::cost {
 
@@ -107,13 +109,15 @@ class Ledger {
   static constexpr int kTestCrashExitCode = 86;
 
  private:
-  Ledger(sqlite3* db, std::filesystem::path path, LedgerOptions options);
-  Status Exec(const char* sql) const;
+  Ledger(std::unique_ptr<store::SqliteDb> db, std::filesystem::path path, LedgerOptions options);
+  Status CheckOrCreateSchema();
+  Status ForEachWindowLocked(const Window& range,
+                             const std::function<void(const StoredWindow&)>& fn) const;
   Status WriteWindowLocked(const Window& window, const std::vector<AllocationRecord>& records,
                            const CapacityByModel& capacity);
 
-  mutable std::mutex mu_;
-  sqlite3* db_;
+  mutable std::mutex mu_;  // Guards db_: the ledger is shared by the /allocation server threads.
+  std::unique_ptr<store::SqliteDb> db_;
   std::filesystem::path path_;
   CostModel cost_model_;
   std::string cluster_;
