@@ -4,6 +4,17 @@
 
 namespace steward::govern {
 
+PodsReadyOptions PodsReadyOptionsFrom(const WaitForPodsReadyConfig& c) {
+  PodsReadyOptions o;
+  o.enable = c.enable;
+  o.timeout = c.timeout;
+  o.block_admission = c.block_admission;
+  o.backoff_base = c.backoff_base;
+  o.backoff_max = c.backoff_max;
+  if (c.backoff_limit_count) o.backoff_limit_count = *c.backoff_limit_count;
+  return o;
+}
+
 void PodsReadyTracker::OnAdmitted(int64_t id, SimTime now) {
   if (!options_.enable) return;
   State& s = states_[id];

@@ -19,6 +19,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "govern/policy.h"
 #include "model/time.h"
 
 namespace steward::govern {
@@ -34,6 +35,12 @@ struct PodsReadyOptions {
   SimDuration backoff_max = Seconds(3600);
   std::optional<int> backoff_limit_count;  // nullopt = retry forever.
 };
+
+// The tracker's options from an imported Kueue Configuration's waitForPodsReady block.
+PodsReadyOptions PodsReadyOptionsFrom(const WaitForPodsReadyConfig& config);
+
+// requeuingStrategy.timestamp: which time orders a requeued workload in its queue.
+enum class RequeueTimestamp { kEviction, kCreation };
 
 struct PodsReadyEviction {
   int64_t workload_id = 0;

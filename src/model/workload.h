@@ -101,6 +101,9 @@ struct Workload {
   // Pods of the workload are created one after another, this far apart (zero = all at once,
   // as a Job controller does): a gang is incomplete until all of them exist.
   SimDuration pod_interval;
+  // Slow starts (image pulls, node warm-up): each start of its pods takes the scenario's
+  // startup plus a uniform draw in [0, startup_jitter), drawn anew at every attempt.
+  SimDuration startup_jitter;
   // Inference services: replica range scaled on a diurnal curve (peak at peak_hour).
   int min_replicas = 0;
   int max_replicas = 0;

@@ -41,6 +41,12 @@ class AdmissionHost {
   virtual bool FitsAfterPreempting(model::WorkloadId id,
                                    const std::vector<model::WorkloadId>& victims) const = 0;
   virtual SimTime Now() const = 0;
+  // waitForPodsReady: evicts `id` (admitted, pods not all running by the timeout); its quota
+  // is released (Released() is called) and it is requeued like a preempted workload.
+  virtual void EvictPodsReadyTimeout(model::WorkloadId id) = 0;
+  // Restricts `id`'s pods to GPU model `gpu_model` (-1 = any), as Kueue injects the assigned
+  // flavor's nodeLabels into the pods' nodeSelector at admission.
+  virtual void SetGpuModel(model::WorkloadId id, int gpu_model) = 0;
   // When `id` last became pending (arrival or requeue), for admission wait times.
   virtual SimTime PendingSince(model::WorkloadId id) const = 0;
   // Asks for an admission cycle at `t` (>= Now()), e.g. when a backoff ends.
@@ -65,6 +71,9 @@ class Admitter {
   // scaled down); `all` when the workload holds no pods any more.
   virtual void Released(const model::Workload& w, int gpus, bool all) = 0;
   virtual int used_gpus(int team) const = 0;
+  // All pods of gang/batch workload `w` run (Kueue's PodsReady). Returns true when the
+  // admitter wants a cycle now (e.g. blockAdmission lifted).
+  virtual bool Started(const model::Workload& /*w*/) { return false; }
   // Schedulable capacity changed outside admission (a node cordoned or uncordoned): admitters
   // that park workloads retry them.
   virtual void Requeue() {}
@@ -108,9 +117,12 @@ namespace steward::twin {
 // with cohorts, borrowing and lending limits, priority tiers, gang admission and
 // checkpoint-aware preemption. `victim_ordering` names a govern victim ordering.
 // `cluster_gpus` sizes the shared pool Volcano queues borrow from (govern's
-// SetVolcanoClusterCapacity); Kueue-only policies ignore it.
+// SetVolcanoClusterCapacity); Kueue-only policies ignore it. `gpu_products[m]` is GPU model
+// m's nvidia.com/gpu.product label: a workload needing model m asks flavors for that label, and
+// a flavor whose nodeLabels name a product pins the workload's pods to that model.
 Result<std::unique_ptr<Admitter>> NewKueueAdmitter(govern::Policy policy,
                                                    std::string_view victim_ordering,
-                                                   int cluster_gpus);
+                                                   int cluster_gpus,
+                                                   std::vector<std::string> gpu_products = {});
 
 }  // namespace steward::twin

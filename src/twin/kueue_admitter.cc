@@ -6,12 +6,14 @@
 #include <algorithm>
 #include <climits>
 #include <map>
+#include <optional>
 #include <queue>
 #include <set>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "govern/governance_engine.h"
+#include "govern/pods_ready_tracker.h"
 #include "govern/policy.h"
 #include "govern/policy_io.h"
 #include "twin/admitter.h"
@@ -20,6 +22,7 @@ namespace steward::twin {
 namespace {
 
 constexpr const char* kGpu = "nvidia.com/gpu";
+constexpr const char* kGpuProductLabel = "nvidia.com/gpu.product";
 
 // Priority when the workload's class is not in the policy: the guide's tiers.
 int32_t DefaultPriority(model::Tier tier) {
@@ -36,10 +39,32 @@ int32_t DefaultPriority(model::Tier tier) {
 
 class KueueAdmitter final : public Admitter {
  public:
-  explicit KueueAdmitter(std::unique_ptr<govern::GovernanceEngine> engine)
+  KueueAdmitter(std::unique_ptr<govern::GovernanceEngine> engine,
+                std::optional<govern::PodsReadyOptions> pods_ready,
+                govern::RequeueTimestamp requeue_timestamp, std::vector<std::string> gpu_products)
       : engine_(std::move(engine)),
         queues_(engine_->num_cluster_queues()),
-        stats_(engine_->num_cluster_queues()) {}
+        stats_(engine_->num_cluster_queues()),
+        gpu_products_(std::move(gpu_products)),
+        requeue_timestamp_(requeue_timestamp) {
+    if (pods_ready) pods_ready_.emplace(*pods_ready);
+    // Flavors that name a GPU product (Kueue's per-GPU-model ResourceFlavors).
+    for (const auto& f : engine_->policy().flavors) {
+      auto label = f.node_labels.find(kGpuProductLabel);
+      if (label == f.node_labels.end()) continue;
+      for (size_t m = 0; m < gpu_products_.size(); ++m)
+        if (gpu_products_[m] == label->second) flavor_model_[f.name] = static_cast<int>(m);
+    }
+  }
+
+  bool Started(const model::Workload& w) override {
+    if (!pods_ready_) return false;
+    const bool was_blocked = pods_ready_->AdmissionBlocked();
+    pods_ready_->OnPodsReady(w.id);
+    if (!was_blocked || pods_ready_->AdmissionBlocked()) return false;
+    Requeue();  // blockAdmission lifted: every queue may admit again.
+    return true;
+  }
 
   std::string_view Name() const override { return "kueue"; }
 
@@ -59,6 +84,11 @@ class KueueAdmitter final : public Admitter {
     const int cq = a ? a->cluster_queue : -1;
     admitted_.erase(w.id);
     (void)engine_->Release(w.id);
+    if (pods_ready_) {
+      const bool was_blocked = pods_ready_->AdmissionBlocked();
+      pods_ready_->OnRemoved(w.id);
+      if (was_blocked && !pods_ready_->AdmissionBlocked()) Requeue();
+    }
     // Freed quota: Kueue requeues the inadmissible workloads of the whole cohort.
     if (cq >= 0) MarkCohortDirty(cq);
   }
@@ -135,6 +165,7 @@ class KueueAdmitter final : public Admitter {
   // nominal quota before any that borrow, so a lender's own work comes before a borrower's:
   // pass 1 skips borrowers, pass 2 takes them.
   void Cycle(AdmissionHost& host) override {
+    ExpirePodsReady(host);
     DrainEnqueued(host);
     while (!timers_.empty() && timers_.top().first <= host.Now().micros()) {
       MarkDirty(timers_.top().second);
@@ -180,6 +211,22 @@ class KueueAdmitter final : public Admitter {
     std::string detail;
     std::string name;
   };
+
+  // waitForPodsReady: evicts admitted workloads whose pods did not all run in time; each is
+  // requeued after its backoff (or deactivated past backoffLimitCount).
+  void ExpirePodsReady(AdmissionHost& host) {
+    if (!pods_ready_) return;
+    for (const govern::PodsReadyEviction& e : pods_ready_->Expire(host.Now())) {
+      const auto id = static_cast<model::WorkloadId>(e.workload_id);
+      const govern::AdmittedWorkload* a = engine_->FindAdmitted(id);
+      if (a) stats_[a->cluster_queue].evicted["PodsReadyTimeout"]++;
+      requeue_[id] = e;
+      host.EvictPodsReadyTimeout(id);  // Released() frees the quota; Enqueue() requeues.
+    }
+    engine_->SetAdmissionBlocked(pods_ready_->AdmissionBlocked());
+    const SimTime next = pods_ready_->NextDeadline();
+    if (!next.is_never()) host.RequestCycleAt(next);
+  }
 
   // Makes `cq` dirty at `t` and asks the host for a cycle then.
   void WakeAt(AdmissionHost& host, SimTime t, int cq) {
@@ -293,6 +340,11 @@ class KueueAdmitter final : public Admitter {
         // A service is admitted once at its peak size; replicas then follow demand inside it.
         p.count = w.kind == model::WorkloadKind::kInference ? w.max_replicas : ps.count;
         p.requests.push_back({kGpu, ps.gpus_per_pod});
+        // A workload that needs one GPU model selects its nodes by product label: flavors
+        // labelled with another product are skipped (Kueue's NoMatchingFlavor).
+        if (w.gpu_model >= 0 && w.gpu_model < static_cast<int>(gpu_products_.size()) &&
+            !pinned_.count(id))
+          p.node_selector[kGpuProductLabel] = gpu_products_[w.gpu_model];
         r.pod_sets.push_back(std::move(p));
       }
       // Volcano has no LocalQueues: a workload names its Queue (PodGroup spec.queue) directly.
@@ -304,6 +356,14 @@ class KueueAdmitter final : public Admitter {
     if (!engine_->policy().FindPriorityClass(r.priority_class))
       r.priority = DefaultPriority(w.tier);
     r.queue_timestamp = w.submit_time;
+    if (auto it = requeue_.find(id); it != requeue_.end()) {
+      // Kueue's requeueState: not admissible before requeueAt; with timestamp Eviction the
+      // workload goes to the back of its queue.
+      r.requeue_at = it->second.requeue_at;
+      r.active = !it->second.deactivated;
+      if (requeue_timestamp_ == govern::RequeueTimestamp::kEviction)
+        r.queue_timestamp = it->second.evicted_at;
+    }
     r.checkpoint_interval = w.checkpoint_interval;
     r.restore_time = w.restore_time;
     // Pods created one by one: the gang is incomplete until minMember of them exist (Volcano's
@@ -342,7 +402,7 @@ class KueueAdmitter final : public Admitter {
         continue;
       }
       queues_[*cq].entries.insert(
-          Entry{engine_->ResolvePriority(req), host.workload(id).submit_time.micros(), id});
+          Entry{engine_->ResolvePriority(req), req.queue_timestamp.micros(), id});
       queued_.insert(id);
       inadmissible_.erase(id);
       MarkDirty(*cq);
@@ -358,6 +418,12 @@ class KueueAdmitter final : public Admitter {
   // One admission attempt. On failure the reason is set on the host and kept in last_reason_ /
   // last_detail_.
   Outcome TryOne(AdmissionHost& host, model::WorkloadId id, bool allow_borrow) {
+    // Each attempt starts from the workload's own GPU model (a pin of an earlier flavor is
+    // undone, as Kueue restores the pod template when a workload loses its admission).
+    if (auto pin = pinned_.find(id); pin != pinned_.end()) {
+      host.SetGpuModel(id, pin->second);
+      pinned_.erase(pin);
+    }
     const govern::WorkloadRequest req = Request(host, id);
     const SimTime pending_since = host.PendingSince(id);
     govern::Decision d = engine_->TryAdmit(req, host.Now());
@@ -385,6 +451,8 @@ class KueueAdmitter final : public Admitter {
       d = engine_->TryAdmit(req, host.Now());
     }
     if (d.mode != govern::AdmissionMode::kFit) {
+      if (d.primary_reason() == govern::PendingReason::kWaitingForBackoff)
+        WakeAt(host, d.retry_at, d.cluster_queue_index);
       if (d.primary_reason() == govern::PendingReason::kGangIncomplete) {
         // Retry when its next pod exists (the reason's count stays current).
         const model::Workload& w = host.workload(id);
@@ -395,6 +463,16 @@ class KueueAdmitter final : public Admitter {
       host.SetPendingReason(id, last_reason_, last_detail_);
       return Outcome::kFailed;
     }
+    // The GPU flavor's nodeLabels become the pods' nodeSelector: a flavor of one GPU model
+    // places the pods on that model's nodes only.
+    const model::Workload& w = host.workload(id);
+    for (const govern::FlavorAssignment& a : d.assignments) {
+      auto m = flavor_model_.find(a.flavor);
+      if (a.resource != kGpu || m == flavor_model_.end() || w.gpu_model == m->second) continue;
+      pinned_.emplace(id, w.gpu_model);
+      host.SetGpuModel(id, m->second);
+      break;
+    }
     bool done = false;
     const int placed = host.TryPlace(id, INT_MAX, &done);
     if (placed == 0) {  // Quota fits, no node does: the host set the reason.
@@ -404,6 +482,12 @@ class KueueAdmitter final : public Admitter {
     }
     if (!engine_->Admit(req, d, host.Now()).ok()) return Outcome::kFailed;
     admitted_.insert(id);
+    if (pods_ready_ && host.workload(id).kind != model::WorkloadKind::kInference) {
+      // Its pods must all run by now + timeout (services count as ready once placed).
+      pods_ready_->OnAdmitted(id, host.Now());
+      engine_->SetAdmissionBlocked(pods_ready_->AdmissionBlocked());
+      host.RequestCycleAt(host.Now() + pods_ready_->options().timeout);
+    }
     CqStats& st = stats_[d.cluster_queue_index];
     ++st.admitted;
     st.wait.Observe((host.Now() - pending_since).ToSeconds());
@@ -432,7 +516,14 @@ class KueueAdmitter final : public Admitter {
   std::unordered_set<model::WorkloadId> queued_, admitted_;
   std::set<model::WorkloadId> retry_placement_;
   std::unordered_map<int, int> used_by_team_;
-  std::string_view last_reason_;  // Of the last failed TryOne.
+  std::string_view last_reason_;                        // Of the last failed TryOne.
+  std::optional<govern::PodsReadyTracker> pods_ready_;  // Kueue config waitForPodsReady.
+  std::vector<std::string> gpu_products_;               // By GPU model index.
+  std::map<std::string, int> flavor_model_;             // Flavor -> the GPU model it labels.
+  std::unordered_map<model::WorkloadId, int> pinned_;   // Pinned by a flavor: original model.
+  govern::RequeueTimestamp requeue_timestamp_;
+  // Workloads evicted by PodsReadyTimeout: their latest requeue state.
+  std::unordered_map<model::WorkloadId, govern::PodsReadyEviction> requeue_;
   std::string last_detail_;
 };
 
@@ -440,7 +531,8 @@ class KueueAdmitter final : public Admitter {
 
 Result<std::unique_ptr<Admitter>> NewKueueAdmitter(govern::Policy policy,
                                                    std::string_view victim_ordering,
-                                                   int cluster_gpus) {
+                                                   int cluster_gpus,
+                                                   std::vector<std::string> gpu_products) {
   // Imported Volcano queues share one cohort; its idle capacity is the cluster's, known here.
   const bool volcano =
       std::any_of(policy.cluster_queues.begin(), policy.cluster_queues.end(),
@@ -449,9 +541,20 @@ Result<std::unique_ptr<Admitter>> NewKueueAdmitter(govern::Policy policy,
     govern::SetVolcanoClusterCapacity(&policy, {{kGpu, cluster_gpus, std::nullopt, std::nullopt}});
   govern::EngineOptions o;
   if (!victim_ordering.empty()) o.victim_ordering = std::string(victim_ordering);
+  // A Kueue Configuration among the policy files switches on fair sharing and waitForPodsReady.
+  std::optional<govern::PodsReadyOptions> pods_ready;
+  govern::RequeueTimestamp requeue_timestamp = govern::RequeueTimestamp::kEviction;
+  if (policy.configuration) {
+    o.fair_sharing = policy.configuration->fair_sharing;
+    const govern::WaitForPodsReadyConfig& w = policy.configuration->wait_for_pods_ready;
+    if (w.enable) pods_ready = govern::PodsReadyOptionsFrom(w);
+    requeue_timestamp = w.requeuing_timestamp == "Creation" ? govern::RequeueTimestamp::kCreation
+                                                            : govern::RequeueTimestamp::kEviction;
+  }
   STEWARD_ASSIGN_OR_RETURN(std::unique_ptr<govern::GovernanceEngine> engine,
                            govern::GovernanceEngine::Create(policy, o));
-  return std::unique_ptr<Admitter>(new KueueAdmitter(std::move(engine)));
+  return std::unique_ptr<Admitter>(
+      new KueueAdmitter(std::move(engine), pods_ready, requeue_timestamp, std::move(gpu_products)));
 }
 
 }  // namespace steward::twin

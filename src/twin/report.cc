@@ -256,6 +256,15 @@ nlohmann::json ToJson(const Report& r) {
   json lost = json::object();
   for (const auto& [team, h] : r.lost_gpu_hours_by_team) lost[team] = R(h, 2);
   j["lost_gpu_hours_by_team"] = lost;
+  auto rounded = [&](const std::map<std::string, double>& m) {
+    json o = json::object();
+    for (const auto& [k, h] : m) o[k] = R(h, 2);
+    return o;
+  };
+  j["lost_gpu_hours_by_tier"] = rounded(r.lost_gpu_hours_by_tier);
+  j["preemption_lost_gpu_hours_by_team"] = rounded(r.preemption_lost_gpu_hours_by_team);
+  j["preemption_lost_gpu_hours_by_tier"] = rounded(r.preemption_lost_gpu_hours_by_tier);
+  j["pods_ready_timeouts"] = r.pods_ready_timeouts;
   json alerts = json::array();
   for (const auto& a : r.tenant_alerts)
     alerts.push_back({{"team", a.team},
@@ -411,7 +420,11 @@ std::string ToText(const Report& r) {
   }
   if (!r.preemptions.empty()) {
     out += "\nPreemptions by victim tier\n";
-    for (const auto& [tier, n] : r.preemptions) line(tier, std::to_string(n));
+    for (const auto& [tier, n] : r.preemptions)
+      line(tier, fmt::format("{} ({:.1f} GPU-hours lost)", n,
+                             r.preemption_lost_gpu_hours_by_tier.count(tier)
+                                 ? r.preemption_lost_gpu_hours_by_tier.at(tier)
+                                 : 0.0));
   }
   out += "\nQueue wait by team (seconds)      count      p50      p95      p99\n";
   for (const auto& [team, p] : r.queue_wait_seconds_by_team)

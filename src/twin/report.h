@@ -227,7 +227,12 @@ struct Report {
   std::vector<PoolReport> pools;
   DefragStats defrag;
   std::map<std::string, int> preemptions;                // Evictions to make room, by victim tier.
-  std::map<std::string, double> lost_gpu_hours_by_team;  // Failures and preemptions.
+  std::map<std::string, double> lost_gpu_hours_by_team;  // All causes (failures, preemptions).
+  std::map<std::string, double> lost_gpu_hours_by_tier;  // All causes, by the victim's tier.
+  // The part lost to preemptions (each: time since checkpoint x GPUs + restore).
+  std::map<std::string, double> preemption_lost_gpu_hours_by_team;
+  std::map<std::string, double> preemption_lost_gpu_hours_by_tier;
+  int pods_ready_timeouts = 0;  // waitForPodsReady evictions (Kueue reason PodsReadyTimeout).
   std::map<std::string, TeamUsage> teams;
   std::map<std::string, double> allocated_gpu_hours_by_kind;
   std::map<std::string, double> sm_active_gpu_hours_by_kind;

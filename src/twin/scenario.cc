@@ -284,7 +284,8 @@ Status ParseGenerator(const Reader& r, const YAML::Node& n, const std::string& p
                                        "peak_hour",
                                        "labels",
                                        "pod_group",
-                                       "pod_creation_seconds"}));
+                                       "pod_creation_seconds",
+                                       "startup_jitter_seconds"}));
   STEWARD_RETURN_IF_ERROR(r.Get(n, "name", path, &g->name, true));
   STEWARD_RETURN_IF_ERROR(r.Get(n, "team", path, &g->team, true));
   STEWARD_RETURN_IF_ERROR(r.Get(n, "queue", path, &g->queue));
@@ -348,6 +349,9 @@ Status ParseGenerator(const Reader& r, const YAML::Node& n, const std::string& p
   STEWARD_RETURN_IF_ERROR(r.Get(n, "pod_creation_seconds", path, &g->pod_creation_seconds));
   STEWARD_RETURN_IF_ERROR(
       Positive(r, n, path + ".pod_creation_seconds", g->pod_creation_seconds, true));
+  STEWARD_RETURN_IF_ERROR(r.Get(n, "startup_jitter_seconds", path, &g->startup_jitter_seconds));
+  STEWARD_RETURN_IF_ERROR(
+      Positive(r, n, path + ".startup_jitter_seconds", g->startup_jitter_seconds, true));
   std::string topology = "none";
   STEWARD_RETURN_IF_ERROR(r.Get(n, "topology", path, &topology));
   if (!model::ParseTopology(topology, &g->topology))

@@ -90,9 +90,10 @@ struct GeneratorSpec {
   model::TopologyPreference topology = model::TopologyPreference::kNone;
   // GPU sharing (one-GPU pods only): a fraction of a GPU, or one MIG instance.
   Distribution gpu_milli = Distribution::Constant(1000);
-  std::string mig_profile;  // "" = none; else a MIG profile name (place/mig.h).
-  std::string pod_group;            // Volcano PodGroup of the policy governing admission.
-  double pod_creation_seconds = 0;  // Pods created this far apart (0 = all at once).
+  std::string mig_profile;            // "" = none; else a MIG profile name (place/mig.h).
+  std::string pod_group;              // Volcano PodGroup of the policy governing admission.
+  double pod_creation_seconds = 0;    // Pods created this far apart (0 = all at once).
+  double startup_jitter_seconds = 0;  // Each start takes up to this much longer (uniform).
   UsageSpec usage;
   // Labels of every workload it makes; the twin adds kGeneratorLabel = the generator's name
   // unless they set it.

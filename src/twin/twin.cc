@@ -28,11 +28,20 @@ Twin::Twin(Scenario scenario, model::Cluster cluster)
       cluster_(std::move(cluster)),
       meter_(static_cast<int>(scenario_.teams.size()) * model::kNumWorkloadKinds),
       failure_rng_(MixSeed(scenario_.seed, 0xfa11)),
+      startup_rng_(MixSeed(scenario_.seed, 0x57a7)),
       waits_by_tier_(model::kNumTiers),
       waits_by_team_(scenario_.teams.size()) {
   for (int t = 0; t < model::kNumTiers; ++t)
     preemptions_by_tier_[std::string(model::TierName(static_cast<model::Tier>(t)))] = 0;
-  for (const auto& team : scenario_.teams) lost_by_team_[team.name] = 0;
+  for (const auto& team : scenario_.teams) {
+    lost_by_team_[team.name] = 0;
+    preemption_lost_by_team_[team.name] = 0;
+  }
+  for (int t = 0; t < model::kNumTiers; ++t) {
+    const std::string tier(model::TierName(static_cast<model::Tier>(t)));
+    lost_by_tier_[tier] = 0;
+    preemption_lost_by_tier_[tier] = 0;
+  }
 }
 
 Result<std::unique_ptr<Twin>> Twin::Create(Scenario scenario, const TwinOptions& options) {
@@ -54,9 +63,11 @@ Result<std::unique_ptr<Twin>> Twin::Create(Scenario scenario, const TwinOptions&
     for (const auto& g : s.policies.governance) policy_files.push_back(g.string());
   if (!policy_files.empty()) {
     STEWARD_ASSIGN_OR_RETURN(govern::Policy policy, govern::ImportPolicyFiles(policy_files));
-    STEWARD_ASSIGN_OR_RETURN(
-        t->admitter_,
-        NewKueueAdmitter(std::move(policy), s.policies.victim_ordering, t->cluster_.total_gpus()));
+    std::vector<std::string> products;
+    for (const auto& m : t->cluster_.gpu_models()) products.push_back(m.product_label);
+    STEWARD_ASSIGN_OR_RETURN(t->admitter_,
+                             NewKueueAdmitter(std::move(policy), s.policies.victim_ordering,
+                                              t->cluster_.total_gpus(), std::move(products)));
   } else if (s.policies.admission == "kueue") {
     return Status::InvalidArgument(s.source +
                                    ": policies.admission 'kueue' needs policies.governance "
@@ -230,6 +241,7 @@ void Twin::OnStart(const Event& e) {
   Reaccount(run);
   run.state = RunState::kRunning;
   ++running_;
+  if (admitter_->Started(w)) RequestSchedule();
   run.started = now_;
   Log(LifecycleKind::kStart, run, gpus);
   if (run.first_started.is_never()) run.first_started = now_;
@@ -297,9 +309,14 @@ void Twin::OnCheckpoint(const Event& e) {
 }
 
 void Twin::AddLost(const WorkloadRun& run, double hours, LossCause cause) {
-  static constexpr const char* kCauses[] = {"failure", "drain", "preemption"};
+  static constexpr const char* kCauses[] = {"failure", "drain", "preemption", "pods_ready_timeout"};
   lost_gpu_hours_ += hours;
   lost_by_team_[scenario_.teams[run.spec.team].name] += hours;
+  lost_by_tier_[std::string(model::TierName(run.spec.tier))] += hours;
+  if (cause == LossCause::kPreemption) {
+    preemption_lost_by_team_[scenario_.teams[run.spec.team].name] += hours;
+    preemption_lost_by_tier_[std::string(model::TierName(run.spec.tier))] += hours;
+  }
   lost_by_cause_[kCauses[static_cast<int>(cause)]] += hours;
   if (run.spec.kind == model::WorkloadKind::kTraining) lost_training_ += hours;
 }
@@ -335,11 +352,31 @@ double Twin::Interrupt(WorkloadRun& run, LossCause cause) {
   return lost_hours;
 }
 
-void Twin::Preempt(model::WorkloadId victim, model::WorkloadId /*preemptor*/) {
+void Twin::Preempt(model::WorkloadId victim, model::WorkloadId preemptor) {
   WorkloadRun& run = runs_[victim];
   STEWARD_CHECK(run.state == RunState::kRunning || run.state == RunState::kStarting);
   preemptions_by_tier_[std::string(model::TierName(run.spec.tier))]++;
-  Interrupt(run, LossCause::kPreemption);
+  PreemptionRecord rec{now_,
+                       run.spec.name,
+                       runs_[preemptor].spec.name,
+                       scenario_.teams[run.spec.team].name,
+                       run.spec.tier,
+                       run.spec.TotalGpus(),
+                       0};
+  rec.lost_gpu_hours = Interrupt(run, LossCause::kPreemption);
+  preemption_records_.push_back(std::move(rec));
+}
+
+void Twin::EvictPodsReadyTimeout(model::WorkloadId id) {
+  WorkloadRun& run = runs_[id];
+  STEWARD_CHECK(run.state == RunState::kRunning || run.state == RunState::kStarting);
+  ++pods_ready_timeouts_;
+  Interrupt(run, LossCause::kPodsReadyTimeout);
+}
+
+SimDuration Twin::StartupDelay(const model::Workload& w) {
+  if (w.startup_jitter.micros() <= 0) return startup_;
+  return startup_ + SecondsF(startup_rng_.Uniform() * w.startup_jitter.ToSeconds());
 }
 
 void Twin::OnScale() {
@@ -452,7 +489,7 @@ int Twin::TryPlace(model::WorkloadId id, int gpu_budget, bool* done) {
   --pending_;
   run.queued = false;
   *done = true;
-  events_queue_.Push(now_ + startup_, EventKind::kStart, id, run.epoch);
+  events_queue_.Push(now_ + StartupDelay(w), EventKind::kStart, id, run.epoch);
   return w.TotalGpus();
 }
 
@@ -776,6 +813,10 @@ Report Twin::BuildReport() const {
     r.pending_by_reason[std::string(PendingReasonName(static_cast<PendingReason>(i)))] = 0;
   r.preemptions = preemptions_by_tier_;
   r.lost_gpu_hours_by_team = lost_by_team_;
+  r.lost_gpu_hours_by_tier = lost_by_tier_;
+  r.preemption_lost_gpu_hours_by_team = preemption_lost_by_team_;
+  r.preemption_lost_gpu_hours_by_tier = preemption_lost_by_tier_;
+  r.pods_ready_timeouts = pods_ready_timeouts_;
   for (const WorkloadRun& run : runs_) {
     r.teams[scenario_.teams[run.spec.team].name].workloads++;
     if (run.state != RunState::kPending) continue;

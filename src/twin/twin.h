@@ -89,7 +89,19 @@ struct GpuFaultState {
 };
 
 // Why work was thrown away.
-enum class LossCause : uint8_t { kFailure, kDrain, kPreemption };
+enum class LossCause : uint8_t { kFailure, kDrain, kPreemption, kPodsReadyTimeout };
+
+// One preemption (issue 6: every preemption recorded with the work it threw away).
+struct PreemptionRecord {
+  SimTime at;
+  std::string victim;
+  std::string preemptor;
+  std::string team;  // The victim's.
+  model::Tier tier = model::Tier::kDev;
+  int gpus = 0;
+  // (time since its last checkpoint, or since its start without one, + restore) x GPUs.
+  double lost_gpu_hours = 0;
+};
 
 struct PodAllocation {
   model::NodeId node = model::kNoNode;
@@ -159,6 +171,8 @@ class Twin : private AdmissionHost, private TwinOps {
   // The run of the workload called `name`, or nullptr.
   const WorkloadRun* FindRun(std::string_view name) const;
   int64_t events_processed() const { return events_; }
+  // Every preemption so far, in order.
+  const std::vector<PreemptionRecord>& preemption_records() const { return preemption_records_; }
 
   // Live controls (steward serve). Call them between RunUntil() calls, on the thread that
   // runs the twin; each takes effect at now() and asks for an admission cycle.
@@ -237,6 +251,10 @@ class Twin : private AdmissionHost, private TwinOps {
   bool FitsAfterPreempting(model::WorkloadId id,
                            const std::vector<model::WorkloadId>& victims) const override;
   SimTime Now() const override { return now_; }  // AdmissionHost and TwinOps.
+  void EvictPodsReadyTimeout(model::WorkloadId id) override;
+  void SetGpuModel(model::WorkloadId id, int gpu_model) override {
+    runs_[id].spec.gpu_model = gpu_model;
+  }
   SimTime PendingSince(model::WorkloadId id) const override { return runs_[id].pending_since; }
   void RequestCycleAt(SimTime t) override;
   std::string_view PendingReasonOf(model::WorkloadId id, std::string* detail) const override {
@@ -260,6 +278,9 @@ class Twin : private AdmissionHost, private TwinOps {
   // Every change of a workload's pods, state or phase ends with this one call.
   void Reaccount(WorkloadRun& run);
   void EmitWindow(SimTime end);
+  // How long this start of `w`'s pods takes: the scenario's startup, plus a fresh draw of
+  // its startup jitter.
+  SimDuration StartupDelay(const model::Workload& w);
   int RunningPods(const WorkloadRun& run) const;
   int DesiredReplicas(const model::Workload& w, SimTime t) const;
   void RecordWait(const WorkloadRun& run);
@@ -349,6 +370,8 @@ class Twin : private AdmissionHost, private TwinOps {
   EventQueue events_queue_;
   UsageMeter meter_;
   Rng failure_rng_;
+  Rng startup_rng_;  // Slow starts (Workload::startup_jitter); drawn only when jitter > 0.
+  std::vector<PreemptionRecord> preemption_records_;
   // Faults.
   std::unique_ptr<FaultInjector> injector_;
   std::vector<GpuFaultState> gpu_faults_;
@@ -387,6 +410,9 @@ class Twin : private AdmissionHost, private TwinOps {
   std::map<std::string, int> preemptions_by_tier_;
   std::map<std::string, double> lost_by_team_;
   std::map<std::string, double> lost_by_cause_;
+  std::map<std::string, double> lost_by_tier_;
+  std::map<std::string, double> preemption_lost_by_team_, preemption_lost_by_tier_;
+  int pods_ready_timeouts_ = 0;
   std::vector<TenantAlert> alerts_;  // Indexed by team; team "" = never alerted.
   std::vector<TimePoint> series_;
   std::map<std::string, std::vector<double>> waits_by_pod_size_;

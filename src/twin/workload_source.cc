@@ -76,6 +76,7 @@ class GeneratorSource final : public WorkloadSource {
     w.topology = spec_.topology;
     w.pod_group = spec_.pod_group;
     w.pod_interval = SecondsF(spec_.pod_creation_seconds);
+    w.startup_jitter = SecondsF(spec_.startup_jitter_seconds);
     w.submit_time = at;
     const int gpus = std::max(1, static_cast<int>(std::lround(spec_.gpus_per_pod.Sample(rng_))));
     const int pods = std::max(1, static_cast<int>(std::lround(spec_.pods.Sample(rng_))));

@@ -564,6 +564,51 @@ spec:
             AdmissionMode::kNoFit);
 }
 
+// Fair-sharing weights (queue-semantics.md §2.7): three queues of 4 GPUs in cohort org (12 in
+// all, lendable 12). team-a holds 7 (borrows 3), team-b 5 (borrows 1), team-c 0 asks 2 within
+// its nominal, so it takes victims unconditionally, from the queue with the highest DRS first.
+// Weights 1/1: DRS(a) = 1000*3/12 = 250, DRS(b) = 1000*1/12 = 83.3 -> a; after one victim
+// DRS(a) = 166.7 still > 83.3 -> a again: victims {a, a}. Weight 4 on team-a: DRS(a) =
+// 250/4 = 62.5 < 83.3 -> b first; b then borrows nothing and is pruned -> a: victims {b, a}.
+TEST(EngineTest, FairSharingWeightsChooseTheTargetQueue) {
+  for (const std::string weight_a : {"1", "4"}) {
+    std::string yaml = TwoTeams(4, 4, "", "{reclaimWithinCohort: Any}") + R"(---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: ClusterQueue
+metadata: {name: team-c}
+spec:
+  cohort: org
+  namespaceSelector: {}
+  preemption: {reclaimWithinCohort: Any}
+  resourceGroups:
+  - coveredResources: [nvidia.com/gpu]
+    flavors: [{name: h100, resources: [{name: nvidia.com/gpu, nominalQuota: 4}]}]
+)";
+    const std::string marker = "metadata: {name: team-a}\nspec:\n";
+    const size_t at = yaml.find(marker);
+    ASSERT_NE(at, std::string::npos) << yaml;
+    yaml.insert(at + marker.size(), "  fairSharing: {weight: \"" + weight_a + "\"}\n");
+    EngineOptions fs;
+    fs.fair_sharing = true;
+    auto e = MustEngine(yaml, fs);
+    for (int i = 1; i <= 7; ++i) MustAdmit(*e, WorkloadBuilder(i, "team-a").Gpus(1));
+    for (int i = 10; i <= 14; ++i) MustAdmit(*e, WorkloadBuilder(i, "team-b").Gpus(1));
+    EXPECT_NEAR(e->DominantResourceShare(e->FindClusterQueue("team-a")),
+                1000.0 * 3 / 12 / std::stod(weight_a), 1e-9);
+    EXPECT_NEAR(e->DominantResourceShare(e->FindClusterQueue("team-b")), 1000.0 / 12, 1e-9);
+    Decision d = e->TryAdmit(WorkloadBuilder(20, "team-c").Gpus(2), kSimStart);
+    ASSERT_EQ(d.mode, AdmissionMode::kNeedsPreemption) << d.Message();
+    std::vector<std::string> queues;
+    for (const auto& v : d.victims) queues.push_back(v.cluster_queue);
+    std::sort(queues.begin(), queues.end());
+    if (weight_a == "1") {
+      EXPECT_THAT(queues, ElementsAre("team-a", "team-a")) << d.Message();
+    } else {
+      EXPECT_THAT(queues, ElementsAre("team-a", "team-b")) << d.Message();
+    }
+  }
+}
+
 TEST(EngineTest, AdmitAndReleaseKeepUsageExact) {
   auto e = MustEngine(TwoTeams(4, 4, "", "{}"));
   auto w = WorkloadBuilder(1, "team-a").Gpus(3);

@@ -207,3 +207,90 @@ TEST(KueueAdmitterTest, VolcanoPodGroupGangIsIncompleteUntilItsPodsExist) {
 
 }  // namespace
 }  // namespace steward::twin
+
+namespace steward::twin {
+namespace {
+
+// Flavor assignment reaches placement (issue 6 item 1): ClusterQueue gpus lists flavors a100
+// then h100 (nodeLabels nvidia.com/gpu.product), 8 GPUs each; the cluster is one H100 node
+// (node 0, listed first, so first-fit alone would pick it) and one A100 node. In arrival order:
+// `any1` (any model, t = 0) gets flavor a100, the first in order, and so the A100 node (the
+// flavor's label pins its pods; unpinned it would take the H100 node). `h` (needs H100, 6 min)
+// skips a100 (its node selector does not match) and gets h100 and the free H100 node. `any2`
+// (12 min) finds both flavors full: quota_exhausted. When `h` ends (6 min + 90 s + 1 h), `any2`
+// gets flavor h100 and the H100 node.
+TEST(KueueAdmitterTest, FlavorsInOrderPinPodsToTheFlavorsGpuModel) {
+  const std::string policy = R"(apiVersion: kueue.x-k8s.io/v1beta1
+kind: ResourceFlavor
+metadata: {name: a100}
+spec: {nodeLabels: {nvidia.com/gpu.product: NVIDIA-A100}}
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: ResourceFlavor
+metadata: {name: h100}
+spec: {nodeLabels: {nvidia.com/gpu.product: NVIDIA-H100}}
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: ClusterQueue
+metadata: {name: gpus}
+spec:
+  namespaceSelector: {}
+  resourceGroups:
+  - coveredResources: [nvidia.com/gpu]
+    flavors:
+    - name: a100
+      resources: [{name: nvidia.com/gpu, nominalQuota: 8}]
+    - name: h100
+      resources: [{name: nvidia.com/gpu, nominalQuota: 8}]
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: LocalQueue
+metadata: {name: ml, namespace: ml}
+spec: {clusterQueue: gpus}
+)";
+  TwinOptions o;
+  o.policy_files = {testing::WriteTempFile("flavors.yaml", policy)};
+  Scenario s = testing::MustParse(R"(name: flavors
+seed: 1
+horizon_days: 1
+cluster:
+  gpu_models: [{name: H100}, {name: A100}]
+  pools:
+    - {name: h, nodes: 1, gpus_per_node: 8, gpu_model: H100}
+    - {name: a, nodes: 1, gpus_per_node: 8, gpu_model: A100}
+teams: [{name: ml, quota_gpus: 0}]
+faults: {enabled: false}
+generators:
+  - {name: any1, team: ml, kind: batch, gpus_per_pod: 8, duration_hours: 3,
+     arrival: {process: once, count: 1}}
+  - {name: h, team: ml, kind: batch, gpu_model: H100, gpus_per_pod: 8, duration_hours: 1,
+     arrival: {process: once, count: 1, start_hours: 0.1}}
+  - {name: any2, team: ml, kind: batch, gpus_per_pod: 8, duration_hours: 1,
+     arrival: {process: once, count: 1, start_hours: 0.2}}
+)");
+  auto t = Twin::Create(std::move(s), o);
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  Twin& twin = **t;
+  twin.RunUntil(kSimStart + Minutes(30));
+  const WorkloadRun* h = twin.FindRun("h-000000");
+  const WorkloadRun* any1 = twin.FindRun("any1-000000");
+  const WorkloadRun* any2 = twin.FindRun("any2-000000");
+  ASSERT_TRUE(h && any1 && any2);
+  ASSERT_EQ(h->pods.size(), 1u);
+  EXPECT_EQ(twin.cluster().node(h->pods[0].node).model, 0);  // H100.
+  ASSERT_EQ(any1->pods.size(), 1u);
+  EXPECT_EQ(twin.cluster().node(any1->pods[0].node).model, 1);  // A100: flavor a100 first.
+  EXPECT_EQ(any2->state, RunState::kPending);
+  EXPECT_EQ(any2->reason, "quota_exhausted") << any2->reason_detail;
+  const SchedulerReport r = twin.Scheduler();
+  ASSERT_EQ(r.cluster_queues.size(), 1u);
+  for (const auto& q : r.cluster_queues[0].quotas) EXPECT_EQ(q.usage, 8) << q.flavor;
+  twin.RunUntil(kSimStart + Seconds(360 + 90 + 3600 - 1));
+  EXPECT_EQ(any2->state, RunState::kPending);
+  twin.RunUntil(kSimStart + Seconds(360 + 90 + 3600));
+  ASSERT_EQ(any2->pods.size(), 1u);
+  EXPECT_EQ(twin.cluster().node(any2->pods[0].node).model, 0);
+}
+
+}  // namespace
+}  // namespace steward::twin
