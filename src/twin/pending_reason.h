@@ -11,8 +11,10 @@ enum class PendingReason : uint8_t {
   kQuotaExhausted,        // The team's queue has no quota left for it.
   kFragmentation,         // Enough GPUs are free in total, but no node (set) fits it.
   kInsufficientCapacity,  // Fewer schedulable free GPUs (of its model) than it needs.
+  // ... but it would fit if the cordoned / broken / unadvertised GPUs (of its model) were back.
+  kUnhealthyCapacity,
 };
-inline constexpr int kNumPendingReasons = 4;
+inline constexpr int kNumPendingReasons = 5;
 
 inline std::string_view PendingReasonName(PendingReason r) {
   switch (r) {
@@ -24,6 +26,8 @@ inline std::string_view PendingReasonName(PendingReason r) {
       return "no_fit_fragmentation";
     case PendingReason::kInsufficientCapacity:
       return "insufficient_capacity";
+    case PendingReason::kUnhealthyCapacity:
+      return "unhealthy_capacity";  // The governance engine's name for it too.
   }
   return "?";
 }

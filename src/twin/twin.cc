@@ -748,6 +748,19 @@ void Twin::SetNoFitReason(WorkloadRun& run, int gpus_needed) {
   run.reason = PendingReasonName(free >= gpus_needed && !pools.empty()
                                      ? PendingReason::kFragmentation
                                      : PendingReason::kInsufficientCapacity);
+  // Short of GPUs: would the cordoned / broken ones of its model make up the difference? Only
+  // scanned while some GPU is out (faults), so healthy runs pay nothing.
+  int out = 0;
+  if (free < gpus_needed && !pools.empty() && state_->unavailable_gpus() > 0) {
+    for (model::NodeId id = 0; id < static_cast<model::NodeId>(cluster_.nodes().size()); ++id) {
+      const model::Node& n = cluster_.node(id);
+      if (run.spec.gpu_model >= 0 && n.model != run.spec.gpu_model) continue;
+      if (std::find(pools.begin(), pools.end(), n.placement_pool) == pools.end()) continue;
+      out += state_->schedulable(id) ? std::popcount(state_->broken_mask(id)) : n.gpu_capacity;
+    }
+    if (free + out >= gpus_needed)
+      run.reason = PendingReasonName(PendingReason::kUnhealthyCapacity);
+  }
   if (pools.empty()) {
     run.reason_detail = fmt::format("no placement pool accepts its {}-GPU {} pods", ps.gpus_per_pod,
                                     model::KindName(run.spec.kind));
@@ -755,9 +768,10 @@ void Twin::SetNoFitReason(WorkloadRun& run, int gpus_needed) {
   }
   run.reason_detail = fmt::format(
       "needs {} GPUs ({} per pod); {} free on schedulable nodes, "
-      "largest free block {}",
+      "largest free block {}{}",
       gpus_needed, ps.SharesGpu() ? std::string("part of 1") : std::to_string(ps.gpus_per_pod),
-      free, block);
+      free, block,
+      out > 0 ? fmt::format("; {} of its model cordoned, broken or not advertised", out) : "");
 }
 
 // ---- Report ----------------------------------------------------------------------------

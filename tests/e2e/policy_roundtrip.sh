@@ -22,7 +22,7 @@ q = {c["name"]: c["quotas"][0]["max_usable"] for c in json.load(sys.stdin)["clus
 assert q == {"team-a": 10.0, "team-b": 21.0}, q'
 
 for f in examples/case2/no-limits.yaml examples/case2/with-limits.yaml examples/kueue/gpu-org.yaml \
-         examples/volcano/queues.yaml; do
+         examples/volcano/queues.yaml examples/kueue/config.yaml; do
   "$bin" policy import "$f" --json 2>/dev/null | python3 -c 'import json,sys; j=json.load(sys.stdin); j.pop("warnings"); print(json.dumps(j, sort_keys=True))' >"$tmp/1.json"
   "$bin" policy export --kueue "$f" >"$tmp/exported.yaml" 2>/dev/null
   "$bin" policy import "$tmp/exported.yaml" --json 2>/dev/null | python3 -c 'import json,sys; j=json.load(sys.stdin); j.pop("warnings"); print(json.dumps(j, sort_keys=True))' >"$tmp/2.json"

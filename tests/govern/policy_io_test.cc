@@ -82,10 +82,10 @@ TEST(PolicyIoTest, ExampleFilesMaxUsable) {
 }
 
 TEST(PolicyIoTest, RoundTripIsLossless) {
-  for (const char* f :
-       {"examples/kueue/gpu-org.yaml", "examples/kueue/lending-limit.yaml",
-        "examples/case2/no-limits.yaml", "examples/case2/with-limits.yaml",
-        "examples/volcano/queues.yaml", "tests/govern/testdata/unknown-fields.yaml"}) {
+  for (const char* f : {"examples/kueue/gpu-org.yaml", "examples/kueue/lending-limit.yaml",
+                        "examples/case2/no-limits.yaml", "examples/case2/with-limits.yaml",
+                        "examples/volcano/queues.yaml", "examples/kueue/config.yaml",
+                        "tests/govern/testdata/unknown-fields.yaml"}) {
     auto first = ImportPolicyFiles({Repo(f)});
     ASSERT_TRUE(first.ok()) << f << ": " << first.status().ToString();
     std::string yaml = ExportKueueYaml(*first);

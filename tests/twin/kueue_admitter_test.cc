@@ -294,3 +294,62 @@ generators:
 
 }  // namespace
 }  // namespace steward::twin
+
+namespace steward::twin {
+namespace {
+
+// Issue 6 item 7: pending reasons of the governance engine and of placement reach the report.
+// Flavor h100 (label nvidia.com/gpu.product NVIDIA-H100); team-a and team-b 16 GPUs each in
+// cohort org, team-a with borrowingLimit 0. Cluster: 3 H100 nodes (node 2 cordoned) + 1 A100.
+// a1 (8) runs on node 0. a2 (16) would put team-a at 24 > 16 + 0: cohort_borrowing_limit.
+// b1 needs A100: h100 does not match its node selector: no_matching_flavor. b2 (2 x 8) fits
+// team-b's quota; pinned to H100 by its flavor it finds 8 free H100 GPUs (node 1), and the 8 of
+// the cordoned node 2 would make 16: unhealthy_capacity.
+TEST(KueueAdmitterTest, PendingReasonsReachTheReport) {
+  std::string policy = testing::TwoTeamPolicyYaml(16, 16, "{}");
+  policy.replace(policy.find("metadata: {name: h100}\n"), 23,
+                 "metadata: {name: h100}\nspec: {nodeLabels: {nvidia.com/gpu.product: "
+                 "NVIDIA-H100}}\n");
+  policy.replace(policy.find("nominalQuota: 16}"), 17, "nominalQuota: 16, borrowingLimit: 0}");
+  TwinOptions o;
+  o.policy_files = {testing::WriteTempFile("reasons.yaml", policy)};
+  Scenario s = testing::MustParse(R"(name: reasons
+seed: 1
+horizon_days: 1
+cluster:
+  gpu_models: [{name: H100}, {name: A100}]
+  pools:
+    - {name: h, nodes: 3, gpus_per_node: 8, gpu_model: H100}
+    - {name: a, nodes: 1, gpus_per_node: 8, gpu_model: A100}
+teams: [{name: team-a, quota_gpus: 0}, {name: team-b, quota_gpus: 0}]
+faults: {enabled: false}
+generators:
+  - {name: a1, team: team-a, kind: batch, gpus_per_pod: 8, duration_hours: 5,
+     arrival: {process: once, count: 1}}
+  - {name: a2, team: team-a, kind: batch, pods: 2, gpus_per_pod: 8, duration_hours: 1,
+     arrival: {process: once, count: 1, start_hours: 0.01}}
+  - {name: b1, team: team-b, kind: batch, gpu_model: A100, gpus_per_pod: 8, duration_hours: 1,
+     arrival: {process: once, count: 1, start_hours: 0.02}}
+  - {name: b2, team: team-b, kind: batch, pods: 2, gpus_per_pod: 8, duration_hours: 1,
+     arrival: {process: once, count: 1, start_hours: 0.03}}
+)");
+  auto t = Twin::Create(std::move(s), o);
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  ASSERT_TRUE((*t)->SetNodeCordoned(2, true).ok());
+  (*t)->RunUntil(kSimStart + Minutes(10));
+  auto reason = [&](const char* name) {
+    const WorkloadRun* r = (*t)->FindRun(name);
+    return r ? std::string(r->reason) + " | " + r->reason_detail : std::string("missing");
+  };
+  EXPECT_EQ((*t)->FindRun("a1-000000")->state, RunState::kRunning);
+  EXPECT_EQ(reason("a2-000000").rfind("cohort_borrowing_limit", 0), 0u) << reason("a2-000000");
+  EXPECT_EQ(reason("b1-000000").rfind("no_matching_flavor", 0), 0u) << reason("b1-000000");
+  EXPECT_EQ(reason("b2-000000").rfind("unhealthy_capacity", 0), 0u) << reason("b2-000000");
+  const Report r = (*t)->BuildReport();
+  EXPECT_EQ(r.pending_by_reason.at("cohort_borrowing_limit"), 1);
+  EXPECT_EQ(r.pending_by_reason.at("no_matching_flavor"), 1);
+  EXPECT_EQ(r.pending_by_reason.at("unhealthy_capacity"), 1);
+}
+
+}  // namespace
+}  // namespace steward::twin
