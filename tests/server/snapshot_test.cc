@@ -62,7 +62,8 @@ TEST(SnapshotTest, CordonAndPendingReasons) {
   EXPECT_EQ(s->nodes[1].gpus, "cccccccc");
   EXPECT_TRUE(s->nodes[1].cordoned);
   EXPECT_FALSE(s->nodes[1].schedulable);
-  // A job that no schedulable node can hold waits for capacity; one of team b for quota.
+  // A job that no schedulable node can hold (it would fit on the cordoned one) waits for
+  // unhealthy capacity; one of team b for quota.
   model::Workload w;
   w.pod_sets = {{"worker", 1, 4}};
   w.duration = Hours(1);
@@ -72,9 +73,9 @@ TEST(SnapshotTest, CordonAndPendingReasons) {
   live->Step(Minutes(1));
   s = live->snapshot();
   EXPECT_EQ(s->overview.workloads_pending, 2);
-  EXPECT_EQ(s->overview.pending_by_reason.at("insufficient_capacity"), 1);
+  EXPECT_EQ(s->overview.pending_by_reason.at("unhealthy_capacity"), 1);
   EXPECT_EQ(s->overview.pending_by_reason.at("quota_exhausted"), 1);
-  EXPECT_EQ(s->queues[0].pending_by_reason.at("insufficient_capacity"), 1);
+  EXPECT_EQ(s->queues[0].pending_by_reason.at("unhealthy_capacity"), 1);
   EXPECT_EQ(s->queues[1].pending_by_reason.at("quota_exhausted"), 1);
   EXPECT_EQ(s->queues[1].pending_gpus, 4);
   EXPECT_NEAR(s->workloads.back().pending_seconds, 60, 1e-6);

@@ -88,7 +88,9 @@ TEST(TwinControlTest, CordonedNodeTakesNoNewPods) {
   ASSERT_EQ(t->runs()[*a].pods.size(), 1u);
   EXPECT_EQ(t->runs()[*a].pods[0].node, 1);
   EXPECT_EQ(t->runs()[*b].state, RunState::kPending);
-  EXPECT_EQ(t->BuildReport().pending_by_reason.at("insufficient_capacity"), 1);
+  // It would fit on the cordoned node: unhealthy (cordoned) capacity, not a lack of GPUs.
+  EXPECT_EQ(t->BuildReport().pending_by_reason.at("unhealthy_capacity"), 1);
+  EXPECT_EQ(t->BuildReport().pending_by_reason.at("insufficient_capacity"), 0);
   // Uncordoning lets it in at once.
   ASSERT_TRUE(t->SetNodeCordoned(0, false).ok());
   t->RunUntil(kSimStart + Hours(1) + Minutes(5));
