@@ -4,7 +4,7 @@
 # (each built from examples/case1/scenario.yaml and after.yaml, nothing else), and prints one
 # markdown row per run. Usage: scripts/case1-figures.sh [STEWARD] (default build/steward),
 # from the repository root. Takes a minute or two; the runs are deterministic. With
-# CASE1_SEEDS="1 2 3 4" it prints SM-active per seed instead (--seed), for the pool rows.
+# CASE1_SEEDS="1 2 3 4" it prints SM-active and preemptions per seed instead (--seed).
 set -euo pipefail
 bin=${1:-build/steward}
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
@@ -100,13 +100,15 @@ def run(i, scenario, flags):
 
 seeds = os.environ.get("CASE1_SEEDS", "").split()
 if seeds:
-    print("| run | " + " | ".join(f"SM-active, seed {s}" for s in seeds) + " | mean |")
+    print("| run | " + " | ".join(f"seed {s}: SM-active (preemptions)" for s in seeds) +
+          " | mean SM-active |")
     print("|" + "---|" * (len(seeds) + 2))
     for i, (label, scenario, flags) in enumerate(runs):
-        sm = [100 * run(i, scenario, [*flags, "--seed", s])["sm_active_utilization"]
-              for s in seeds]
-        print("| " + " | ".join([label, *(f"{x:.2f} %" for x in sm),
-                                 f"{sum(sm) / len(sm):.2f} %"]) + " |", flush=True)
+        rs = [run(i, scenario, [*flags, "--seed", s]) for s in seeds]
+        sm = [100 * r["sm_active_utilization"] for r in rs]
+        cells = [f"{x:.2f} % ({sum(r['preemptions'].values())})" for x, r in zip(sm, rs)]
+        print("| " + " | ".join([label, *cells, f"{sum(sm) / len(sm):.2f} %"]) + " |",
+              flush=True)
     sys.exit(0)
 
 print("| run | allocation | busy | SM-active | SM-active GPU-h | SM-active / allocated "
