@@ -166,8 +166,12 @@ void IdleReclaimer::Act(const Deadline& d) {
   // The GPUs it frees are watched until its natural end (OnGpus); Stop ends the streak.
   stopping_ = d.workload;
   stopping_until_ = v->natural_end;
+  stopping_gpus_.clear();
   Record(ops_->Stop(d.workload));
   stopping_ = -1;
+  // A workload on MIG instances or GPU fractions held only part of each GPU it freed.
+  for (model::GpuId g : stopping_gpus_)
+    watches_[g].share = std::min(1.0, v->gpus / static_cast<double>(stopping_gpus_.size()));
 }
 
 void IdleReclaimer::OnGpus(const twin::TwinSignal& signal, bool taken) {
@@ -177,11 +181,12 @@ void IdleReclaimer::OnGpus(const twin::TwinSignal& signal, bool taken) {
     Watch& w = watches_[first + std::countr_zero(mask)];
     if (!taken && !w.busy_since.is_never()) {
       // Another workload held a reclaimed GPU: count the part inside the window.
-      totals_.gpu_hours_reused += (std::min(now, w.until) - w.busy_since).ToHours();
+      totals_.gpu_hours_reused += w.share * (std::min(now, w.until) - w.busy_since).ToHours();
       w.busy_since = SimTime::Never();
     }
     if (!taken && signal.workload == stopping_ && stopping_ >= 0) {
       w = Watch{stopping_until_, SimTime::Never()};  // A reclaimed GPU: watch it.
+      stopping_gpus_.push_back(first + std::countr_zero(mask));
       continue;
     }
     if (w.until.is_never()) continue;
@@ -199,7 +204,7 @@ twin::ReclaimReport IdleReclaimer::Summary() const {
   const SimTime now = ops_->Now();
   for (const Watch& w : watches_)
     if (!w.busy_since.is_never())
-      r.gpu_hours_reused += (std::min(now, w.until) - w.busy_since).ToHours();
+      r.gpu_hours_reused += w.share * (std::min(now, w.until) - w.busy_since).ToHours();
   return r;
 }
 

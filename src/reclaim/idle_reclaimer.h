@@ -41,7 +41,7 @@ struct ReclaimAction {
   model::WorkloadId workload = -1;
   std::string name;  // namespace/name.
   model::WorkloadKind workload_kind = model::WorkloadKind::kNotebook;
-  int gpus = 0;
+  double gpus = 0;  // Physical share held (WorkloadView::gpus).
 };
 std::string_view ActionName(ReclaimAction::Kind kind);
 
@@ -86,6 +86,9 @@ class IdleReclaimer : public twin::TwinController {
   struct Watch {
     SimTime until;
     SimTime busy_since = SimTime::Never();  // Held by another workload since.
+    // The reclaimed part of this GPU: 1, or a MIG instance's / fraction's share, so reuse
+    // counts GPU-hours as the reclaim does and never exceeds it.
+    double share = 1;
   };
 
   void OnUsage(model::WorkloadId w);
@@ -108,6 +111,7 @@ class IdleReclaimer : public twin::TwinController {
   std::vector<Watch> watches_;  // By GpuId; until = Never: not watched.
   model::WorkloadId stopping_ = -1;
   SimTime stopping_until_;
+  std::vector<model::GpuId> stopping_gpus_;  // The GPUs the stop freed.
   twin::ReclaimReport totals_;
   std::vector<ReclaimAction> log_;
   Status status_;

@@ -68,7 +68,9 @@ struct WorkloadView {
   const model::Workload* spec = nullptr;  // Valid until the controller's call returns.
   std::string_view team;
   bool running = false;  // Its pods run (not pending, starting or done).
-  int gpus = 0;          // GPUs it holds now, starting or running.
+  // GPUs it holds now, starting or running, by physical share: a MIG instance or a fraction
+  // of a GPU counts its part (2g.20gb = 2/7), as utilization accounting charges it.
+  double gpus = 0;
   double busy = 0;       // GPU_UTIL-style busy GPU-equivalents now.
   double sm_active = 0;  // SM-active GPU-equivalents now.
   // When it would release its GPUs on its own if nothing stopped it (services: the horizon),

@@ -481,7 +481,7 @@ Result<WorkloadView> Twin::View(model::WorkloadId w) const {
   v.spec = &run.spec;
   v.team = scenario_.teams[run.spec.team].name;
   v.running = run.state == RunState::kRunning;
-  v.gpus = static_cast<int>(run.rate.allocated);
+  v.gpus = run.rate.allocated;
   v.busy = run.rate.busy;
   v.sm_active = run.rate.sm_active;
   if (run.state == RunState::kDone)

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # End-to-end: the guide's case 1 before and after applying what `steward diagnose` recommends
-# (examples/case1/after.yaml: cohort borrowing, idle reclaim, binpack, right-sized requests),
+# (examples/case1/after.yaml: cohort borrowing, idle reclaim, binpack, right-sized requests,
+# MIG instances for the light 1-GPU sizes),
 # plus idle reclaim's CLI flags and scenario errors. Every comparison is between two measured
 # runs; nothing below is a copied figure.
 set -euo pipefail
@@ -17,17 +18,28 @@ import json, sys, yaml
 tmp, before_yaml, after_yaml = sys.argv[1:]
 
 # The after scenario is the before one plus the applied recommendations, nothing else: same
-# cluster, teams, horizon and seed, same generators except the right-sized requests.
+# cluster, teams, horizon and seed, same generators except the right-sized requests and the
+# MIG instances, whose usage is the same work read on the instance (SM-active x 7/k).
 sb, sa = (yaml.safe_load(open(f)) for f in (before_yaml, after_yaml))
 for k in ("cluster", "teams", "seed", "horizon_days", "sample_minutes"):
     assert sb[k] == sa[k], k
 gb = {g["name"]: g for g in sb["generators"]}
 ga = {g["name"]: g for g in sa["generators"]}
 assert gb.keys() == ga.keys()
+resized = ("gpus_per_pod", "mig_profile", "usage")
 for name in gb:
-    strip = lambda g: {k: ({u: x for u, x in v.items() if u != "used_gpu_fraction"}
-                           if k == "usage" else v) for k, v in g.items() if k != "gpus_per_pod"}
+    strip = lambda g: {k: v for k, v in g.items() if k not in resized}
     assert strip(gb[name]) == strip(ga[name]), name
+    ub, ua = gb[name].get("usage", {}), ga[name].get("usage", {})
+    if "mig_profile" not in ga[name]:
+        assert {u: x for u, x in ub.items() if u != "used_gpu_fraction"} == ua, name
+        continue
+    assert gb[name]["gpus_per_pod"] == ga[name]["gpus_per_pod"] == 1, name
+    share = int(ga[name]["mig_profile"][0]) / 7
+    for u in ("sm_active", "idle_busy"):
+        if u in ub:
+            assert abs(ua[u] * share - ub[u]) < 1e-3, (name, u, ua[u], ub[u])
+    assert ua["sm_active"] <= ua["busy"] <= 1 and ua["busy"] >= ub["busy"], name
 load = lambda f: json.load(open(f"{tmp}/{f}.json"))
 b, a, dry, db, da = (load(f) for f in ("before", "after", "dry", "d_before", "d_after"))
 
@@ -56,8 +68,8 @@ wb, wa = db["waste_gpu_hours_by_cause"], da["waste_gpu_hours_by_cause"]
 for cause in ("zombie", "over_request", "queueing"):
     assert wb.get(cause, 0) > 0, cause
     assert any(r["cause"] == cause for r in db["recommendations"]), cause
-# ... and right-sizing says what the over-requesting templates should ask for; the after
-# scenario asks exactly that.
+# ... and right-sizing says what the over-requesting templates should ask for and which light
+# 1-GPU sizes fit a MIG instance; the after scenario asks exactly that.
 rows = {r["class"]: r for r in db["right_sizing"]}
 gens = {g["name"]: g for g in yaml.safe_load(open(after_yaml))["generators"]}
 resized = [r for r in db["right_sizing"] if r["gpu_hours_freed"] > 0]
@@ -68,10 +80,32 @@ for r in resized:
     assert gens[template]["gpus_per_pod"] == r["recommended_gpus_per_pod"], (template, r)
     assert r["recommendation"], r
 assert rows["finetuning/finetune-full"]["recommended_gpus_per_pod"] == 8
+shared = [r for r in db["right_sizing"] if r["gpu_hours_freed_by_sharing"] > 0]
+assert shared, db["right_sizing"]
+for r in shared:
+    template = r["class"].split("/")[1]
+    assert r["requested_gpus_per_pod"] == 1 and r["mig_profile"], r
+    assert gens[template]["gpus_per_pod"] == 1, template
+    assert gens[template]["mig_profile"] == r["mig_profile"], (template, r)
+# The MIG pods were placed (their own pod-size row), and they hold a share of a GPU: the
+# after run allocates fewer GPU-hours to inference although the same replicas run.
+assert "shared" not in b["queue_wait_seconds_by_pod_size"]
+assert a["queue_wait_seconds_by_pod_size"]["shared"]["count"] > 0, a["queue_wait_seconds_by_pod_size"]
+ib, ia = b["usage_by_kind"]["inference"], a["usage_by_kind"]["inference"]
+assert ia["allocated_gpu_hours"] < ib["allocated_gpu_hours"], (ia, ib)
+# Same work: within 1 % (replicas scale on the hour; their starts land differently).
+assert abs(ia["sm_active_gpu_hours"] - ib["sm_active_gpu_hours"]) < 0.01 * ib["sm_active_gpu_hours"], (ia, ib)
 # After: less zombie and over-request waste, and right-sizing has nothing left to free.
 assert wa.get("zombie", 0) < wb["zombie"], (wa, wb)
 assert wa.get("over_request", 0) < wb["over_request"], (wa, wb)
-assert all(r["gpu_hours_freed"] == 0 for r in da["right_sizing"]), da["right_sizing"]
+assert all(r["gpu_hours_freed"] == 0 and r["gpu_hours_freed_by_sharing"] == 0
+           for r in da["right_sizing"]), da["right_sizing"]
+# The light pods compute on instances their size: they are no longer low-efficiency waste.
+assert wa.get("low_efficiency", 0) < wb["low_efficiency"], (wa, wb)
+for d in (db, da):
+    for k in ("allocation_rate", "sm_active_utilization", "waste_gpu_hours_by_cause",
+              "recommendations"):
+        assert k in d, k
 PY
 
 # Same scenario, same report, byte for byte.

@@ -255,6 +255,33 @@ TEST(IdleReclaimerTest, ReuseStopsCountingAtTheNaturalEnd) {
   EXPECT_NEAR(rep.reclaim.gpu_hours_reused, 56, 1e-9);
 }
 
+// A notebook on a MIG 2g.20gb instance holds 2/7 of a GPU (what accounting charges): its idle
+// streak is judged on that share, and it is reclaimed and reused by that share. The whole-node
+// job cannot start while the notebook's GPU is in MIG mode, so it waits for the reclaim.
+TEST(IdleReclaimerTest, MigNotebookIsReclaimedByItsShare) {
+  Rig r = Make(SmallScenarioYaml(
+      1, "a:16",
+      Reclaim(", dry_run: false") + "generators:\n" +
+          "  - {name: nb, team: a, kind: notebook, arrival: {process: once, count: 1},"
+          " gpus_per_pod: 1, mig_profile: 2g.20gb, duration_hours: 10,"
+          " usage: {sm_active: 0.7, busy: 0.7, active_hours: 2}}\n"
+          "  - {name: job, team: a, kind: batch, arrival: {process: once, count: 1,"
+          " start_hours: 1}, gpus_per_pod: 8, duration_hours: 4, usage: {sm_active: 0.5}}\n"));
+  r.twin->RunUntil(At(kIdleFrom + 1));
+  EXPECT_EQ(r.twin->FindRun("nb-000000")->state, twin::RunState::kDone);
+  EXPECT_EQ(r.twin->FindRun("job-000000")->state, twin::RunState::kStarting);
+  const twin::Report rep = r.twin->Run();
+  EXPECT_EQ(rep.reclaim.notifications, 1);
+  EXPECT_EQ(rep.reclaim.reclaims, 1);
+  // 2/7 GPU from the reclaim (90 s + 3 h) to the natural end (90 s + 10 h).
+  EXPECT_NEAR(rep.reclaim.gpu_hours_reclaimed, 2.0 / 7 * 7, 1e-9);
+  // The job holds the freed GPU from the reclaim for 90 s + 4 h, inside the window: the
+  // reclaimed 2/7 of it count as reused, not the whole GPU.
+  EXPECT_NEAR(rep.reclaim.gpu_hours_reused, 2.0 / 7 * (4 + kStartup), 1e-9);
+  ASSERT_EQ(r.reclaimer->actions().size(), 2u);
+  EXPECT_NEAR(r.reclaimer->actions()[1].gpus, 2.0 / 7, 1e-12);
+}
+
 TEST(IdleReclaimerTest, NotAttachedWhenDisabled) {
   auto t =
       twin::Twin::Create(MustParse(SmallScenarioYaml(1, "a:8", "generators:\n" + Notebook(1))));
