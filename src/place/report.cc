@@ -8,6 +8,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "model/text.h"
 #include "place/policy_registry.h"
 #include "place/published_results.h"
 
@@ -32,29 +33,6 @@ std::string Short(std::string_view workload) {
   constexpr std::string_view kPrefix = "openb_pod_list_";
   if (workload.substr(0, kPrefix.size()) == kPrefix) workload.remove_prefix(kPrefix.size());
   return std::string(workload);
-}
-
-std::string Escape(std::string_view s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '&':
-        out += "&amp;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
 }
 
 // Ordered unique values, in first-seen order.
@@ -100,7 +78,7 @@ std::string Svg(const std::vector<Series>& series, int x0, int x1, double y0, do
   std::string s = fmt::format(
       "<svg xmlns='http://www.w3.org/2000/svg' width='{}' height='{}' font-family='sans-serif' "
       "font-size='11'><text x='{}' y='14' font-weight='bold'>{}</text>",
-      w, h, ml, Escape(title));
+      w, h, ml, model::HtmlEscape(title));
   s += fmt::format("<rect x='{}' y='{}' width='{}' height='{}' fill='none' stroke='#999'/>", ml, mt,
                    pw, ph);
   for (int i = 0; i <= 5; ++i) {
@@ -118,7 +96,7 @@ std::string Svg(const std::vector<Series>& series, int x0, int x1, double y0, do
       ml + pw / 2, h - 4);
   s += fmt::format(
       "<text x='12' y='{:.1f}' transform='rotate(-90 12 {:.1f})' text-anchor='middle'>{}</text>",
-      mt + ph / 2, mt + ph / 2, Escape(ylabel));
+      mt + ph / 2, mt + ph / 2, model::HtmlEscape(ylabel));
   if (diagonal)
     s += fmt::format(
         "<line x1='{:.1f}' y1='{:.1f}' x2='{:.1f}' y2='{:.1f}' stroke='#ccc' "
@@ -135,7 +113,7 @@ std::string Svg(const std::vector<Series>& series, int x0, int x1, double y0, do
     s += fmt::format("<line x1='{}' x2='{}' y1='{}' y2='{}' stroke='{}' stroke-width='3'/>",
                      ml + pw + 8, ml + pw + 24, mt + 10 + 15 * i, mt + 10 + 15 * i, color);
     s += fmt::format("<text x='{}' y='{}'>{}</text>", ml + pw + 28, mt + 14 + 15 * i,
-                     Escape(series[i].name));
+                     model::HtmlEscape(series[i].name));
   }
   return s + "</svg>";
 }
@@ -452,20 +430,20 @@ std::string HtmlReport(const std::vector<ExperimentResult>& runs, const std::str
       "collapse;font-size:12px}}td,th{{border:1px solid #ccc;padding:3px 6px;text-align:right}}"
       "th{{background:#f3f3f3}}.win{{background:#e6f4e6}}.lose{{background:#fbeaea}}"
       "</style></head><body><h1>{0}</h1>",
-      Escape(title));
+      model::HtmlEscape(title));
   h += fmt::format(
       "<p>{} runs: {} policies × {} workloads × {} seeds ({}). Allocation ratio = "
       "allocated milli-GPU / capacity; x axis = arrived GPU demand as % of capacity "
       "(fgd-protocol.md §7).</p>",
       runs.size(), policies.size(), workloads.size(), seeds.size(),
-      Escape(fmt::format("{}", fmt::join(seeds, ","))));
+      model::HtmlEscape(fmt::format("{}", fmt::join(seeds, ","))));
   // Final-allocation table with the published numbers.
   h += "<h2>Final allocation ratio (arrival 130%), mean over seeds; paper in "
        "brackets</h2><table><tr><th>workload</th>";
-  for (const std::string& p : policies) h += "<th>" + Escape(p) + "</th>";
+  for (const std::string& p : policies) h += "<th>" + model::HtmlEscape(p) + "</th>";
   h += "</tr>";
   for (const std::string& w : workloads) {
-    h += "<tr><th>" + Escape(Short(w)) + "</th>";
+    h += "<tr><th>" + model::HtmlEscape(Short(w)) + "</th>";
     for (const std::string& p : policies) {
       const FinalStats* st = FindStats(stats, w, p);
       if (!st) {
@@ -496,8 +474,8 @@ std::string HtmlReport(const std::vector<ExperimentResult>& runs, const std::str
       h += fmt::format(
           "<tr><th>{}</th><td style='text-align:left'>{}</td><td>{} of {}</td><td>{} / {}</td>"
           "<td>{}</td></tr>",
-          Escape(c.policy), Escape(Knowledge(runs, c.policy)), c.wins, c.workloads.size(),
-          c.significant_wins, c.significant_losses,
+          model::HtmlEscape(c.policy), model::HtmlEscape(Knowledge(runs, c.policy)), c.wins,
+          c.workloads.size(), c.significant_wins, c.significant_losses,
           c.decision_time_ratio > 0 ? fmt::format("{:.2f}×", c.decision_time_ratio) : "-");
     h += "</table><p>Significant: |t| above the two-sided 5% critical value of Student's t over "
          "the seeds (paired differences). Time per decision: Observe + Place per pod, summed over "
@@ -510,16 +488,16 @@ std::string HtmlReport(const std::vector<ExperimentResult>& runs, const std::str
         "<h2>{} vs fgd</h2><p>Knows "
         "{}.</p><p>{}</p><table><tr><th>workload</th><th>fgd</th><th>{}</th>"
         "<th>diff</th><th>SE</th><th>t</th><th>seeds won</th>",
-        Escape(c.policy), Escape(Knowledge(runs, c.policy)),
-        Escape(ComparisonSentence(c, n - 1, false)), Escape(c.policy));
+        model::HtmlEscape(c.policy), model::HtmlEscape(Knowledge(runs, c.policy)),
+        model::HtmlEscape(ComparisonSentence(c, n - 1, false)), model::HtmlEscape(c.policy));
     for (const std::string& sd : seeds) h += "<th>seed " + sd + "</th>";
     h += "</tr>";
     for (const PairedWorkload& pw : c.workloads) {
       h += fmt::format(
           "<tr><th>{}</th><td>{:.2f}</td><td>{:.2f}</td><td class='{}'>{:+.2f}{}</td>"
           "<td>{:.3f}</td><td>{:+.1f}</td><td>{}/{}</td>",
-          Escape(pw.workload), pw.baseline_mean, pw.mean, pw.diff > 0 ? "win" : "lose", pw.diff,
-          pw.significant ? "*" : "", pw.se, pw.t, pw.won, pw.seed_diffs.size());
+          model::HtmlEscape(pw.workload), pw.baseline_mean, pw.mean, pw.diff > 0 ? "win" : "lose",
+          pw.diff, pw.significant ? "*" : "", pw.se, pw.t, pw.won, pw.seed_diffs.size());
       for (const std::string& sd : seeds) {
         double a = NAN, b = NAN;
         for (const ExperimentResult& r : runs) {
@@ -543,7 +521,7 @@ std::string HtmlReport(const std::vector<ExperimentResult>& runs, const std::str
       famount.push_back({p, MeanCurve(runs, w, p, CurveMetric::kFragAmount)});
       fratio.push_back({p, MeanCurve(runs, w, p, CurveMetric::kFragRatio)});
     }
-    h += "<h2>" + Escape(Short(w)) + "</h2><div>";
+    h += "<h2>" + model::HtmlEscape(Short(w)) + "</h2><div>";
     h += Svg(alloc, 0, 130, 0, 100, "GPU allocation ratio (cf. Fig. 9a)", "% of GPU milli", true);
     h += Svg(alloc, 80, 130, 80, 100, "allocation, zoomed", "% of GPU milli", true);
     h += Svg(famount, 0, 130, 0, 20, "fragmented GPU (cf. Fig. 7)", "% of GPU capacity", false);

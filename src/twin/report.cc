@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "model/text.h"
+
 namespace steward::twin {
 
 Percentiles ComputePercentiles(std::vector<double>& v) {
@@ -45,10 +47,7 @@ void WaitHistogram::Observe(double seconds) {
 namespace {
 
 // Rounds for presentation so JSON stays readable; the rounding is deterministic.
-double R(double x, int digits = 4) {
-  const double f = std::pow(10.0, digits);
-  return std::round(x * f) / f;
-}
+double R(double x, int digits = 4) { return model::RoundTo(x, digits); }
 
 nlohmann::json FaultsJson(const FaultReport& f) {
   nlohmann::json lost = nlohmann::json::object();
@@ -436,29 +435,6 @@ std::string ToText(const Report& r) {
 
 namespace {
 
-std::string Escape(std::string_view s) {
-  std::string o;
-  for (char c : s) {
-    switch (c) {
-      case '&':
-        o += "&amp;";
-        break;
-      case '<':
-        o += "&lt;";
-        break;
-      case '>':
-        o += "&gt;";
-        break;
-      case '"':
-        o += "&quot;";
-        break;
-      default:
-        o += c;
-    }
-  }
-  return o;
-}
-
 struct Line {
   std::string name, color;
   std::vector<double> y;
@@ -475,7 +451,7 @@ std::string Chart(std::string_view title, const std::vector<double>& x,
   std::string s = fmt::format(
       "<figure><svg viewBox='0 0 {} {}' width='100%' role='img' aria-label='{}'>"
       "<text x='{}' y='18' class='title'>{}</text>",
-      w, h, Escape(title), l, Escape(title));
+      w, h, model::HtmlEscape(title), l, model::HtmlEscape(title));
   for (int i = 0; i <= 4; ++i) {
     const double v = y_max * i / 4;
     s += fmt::format(
@@ -501,7 +477,7 @@ std::string Chart(std::string_view title, const std::vector<double>& x,
     s += fmt::format(
         "<rect x='{:.0f}' y='{}' width='12' height='4' fill='{}'/><text x='{:.0f}' y='{}' "
         "class='legend'>{}</text>",
-        legend_x, t + 2, line.color, legend_x + 16, t + 7, Escape(line.name));
+        legend_x, t + 2, line.color, legend_x + 16, t + 7, model::HtmlEscape(line.name));
     legend_x += 30 + 7.5 * line.name.size();
   }
   s += "</svg></figure>\n";
@@ -531,7 +507,7 @@ std::string ToHtml(const Report& r) {
   }
   std::string h;
   h += "<!doctype html><html><head><meta charset='utf-8'><title>Steward twin report: " +
-       Escape(r.scenario) +
+       model::HtmlEscape(r.scenario) +
        "</title><style>"
        "body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222;max-width:980px}"
        "table{border-collapse:collapse;margin:8px 0 16px}td,th{padding:3px 10px;border-bottom:1px "
@@ -545,10 +521,10 @@ std::string ToHtml(const Report& r) {
   h += fmt::format(
       "<h1>Twin report: {}</h1><p>seed {} &middot; {:.1f} days &middot; {} GPUs on {} nodes "
       "&middot; admission <code>{}</code> &middot; placement <code>{}</code></p>\n",
-      Escape(r.scenario), r.seed, r.days, r.total_gpus, r.total_nodes, Escape(r.admission_policy),
-      Escape(r.placement_policy));
+      model::HtmlEscape(r.scenario), r.seed, r.days, r.total_gpus, r.total_nodes,
+      model::HtmlEscape(r.admission_policy), model::HtmlEscape(r.placement_policy));
   auto kpi = [&](std::string_view name, const std::string& v) {
-    h += fmt::format("<div class='kpi'>{}<b>{}</b></div>", Escape(name), v);
+    h += fmt::format("<div class='kpi'>{}<b>{}</b></div>", model::HtmlEscape(name), v);
   };
   kpi("allocation", fmt::format("{:.1f}%", 100 * r.allocation_rate));
   kpi("busy (GPU_UTIL)", fmt::format("{:.1f}%", 100 * r.busy_utilization));
@@ -581,20 +557,20 @@ std::string ToHtml(const Report& r) {
   }
   h += "<h2>Pending by reason (end of run)</h2><table><tr><th>reason</th><th>workloads</th></tr>";
   for (const auto& [reason, n] : r.pending_by_reason)
-    h += fmt::format("<tr><td>{}</td><td>{}</td></tr>", Escape(reason), n);
+    h += fmt::format("<tr><td>{}</td><td>{}</td></tr>", model::HtmlEscape(reason), n);
   h += "</table><h2>Queue wait by tier "
        "(seconds)</h2><table><tr><th>tier</th><th>count</th><th>p50</th>"
        "<th>p95</th><th>p99</th></tr>";
   for (const auto& [tier, p] : r.queue_wait_seconds)
     h += fmt::format("<tr><td>{}</td><td>{}</td><td>{:.0f}</td><td>{:.0f}</td><td>{:.0f}</td></tr>",
-                     Escape(tier), p.count, p.p50, p.p95, p.p99);
+                     model::HtmlEscape(tier), p.count, p.p50, p.p95, p.p99);
   h += "</table><h2>GPU-hours by "
        "team</h2><table><tr><th>team</th><th>allocated</th><th>SM-active</th>"
        "<th>efficiency</th><th>workloads</th></tr>";
   for (const auto& [team, u] : r.teams)
     h += fmt::format(
         "<tr><td>{}</td><td>{:.0f}</td><td>{:.0f}</td><td>{:.1f}%</td><td>{}</td></tr>",
-        Escape(team), u.allocated_gpu_hours, u.sm_active_gpu_hours,
+        model::HtmlEscape(team), u.allocated_gpu_hours, u.sm_active_gpu_hours,
         u.allocated_gpu_hours > 0 ? 100 * u.sm_active_gpu_hours / u.allocated_gpu_hours : 0,
         u.workloads);
   const Fragmentation& f = r.fragmentation;
@@ -611,7 +587,8 @@ std::string ToHtml(const Report& r) {
   if (fr.enabled || fr.xid_events > 0) {
     h += "<h2>Reliability (faults and remediation)</h2><table>";
     auto row = [&](std::string_view k, const std::string& v) {
-      h += fmt::format("<tr><td>{}</td><td>{}</td></tr>", Escape(k), Escape(v));
+      h += fmt::format("<tr><td>{}</td><td>{}</td></tr>", model::HtmlEscape(k),
+                       model::HtmlEscape(v));
     };
     std::string xids;
     for (const auto& [code, n] : fr.by_xid)
@@ -641,8 +618,9 @@ std::string ToHtml(const Report& r) {
     h += fmt::format(
         "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
         "<td>{:.1f}</td></tr>",
-        Escape(p.name), Escape(p.policy), p.nodes, p.end.stranded_free_gpus, p.end.whole_free_nodes,
-        p.end.largest_single_node_job, p.end.largest_gang_job, p.mean_largest_single_node_job);
+        model::HtmlEscape(p.name), model::HtmlEscape(p.policy), p.nodes, p.end.stranded_free_gpus,
+        p.end.whole_free_nodes, p.end.largest_single_node_job, p.end.largest_gang_job,
+        p.mean_largest_single_node_job);
   h += "</table>\n";
   if (r.defrag.enabled)
     h += fmt::format(
@@ -654,12 +632,13 @@ std::string ToHtml(const Report& r) {
        "<th>count</th><th>p50</th><th>p95</th><th>p99</th></tr>";
   for (const auto& [size, p] : r.queue_wait_seconds_by_pod_size)
     h += fmt::format("<tr><td>{}</td><td>{}</td><td>{:.0f}</td><td>{:.0f}</td><td>{:.0f}</td></tr>",
-                     Escape(size), p.count, p.p50, p.p95, p.p99);
+                     model::HtmlEscape(size), p.count, p.p50, p.p95, p.p99);
   h += "</table>\n";
   if (r.reclaim.enabled) {
     h += "<h2>Idle reclaim</h2><table>";
     for (const auto& [k, v] : ReclaimLines(r.reclaim))
-      h += fmt::format("<tr><td>{}</td><td>{}</td></tr>", Escape(k), Escape(v));
+      h += fmt::format("<tr><td>{}</td><td>{}</td></tr>", model::HtmlEscape(k),
+                       model::HtmlEscape(v));
     h += "</table>\n";
   }
   h += fmt::format(

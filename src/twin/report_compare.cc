@@ -5,36 +5,12 @@
 #include <cmath>
 #include <set>
 
+#include "model/text.h"
+
 namespace steward::twin {
 namespace {
 
-double R(double x, int digits) {
-  const double f = std::pow(10.0, digits);
-  return std::round(x * f) / f;
-}
-
-std::string Escape(std::string_view s) {
-  std::string o;
-  for (char c : s) {
-    switch (c) {
-      case '&':
-        o += "&amp;";
-        break;
-      case '<':
-        o += "&lt;";
-        break;
-      case '>':
-        o += "&gt;";
-        break;
-      case '"':
-        o += "&quot;";
-        break;
-      default:
-        o += c;
-    }
-  }
-  return o;
-}
+double R(double x, int digits) { return model::RoundTo(x, digits); }
 
 // Every key of either map, in order.
 template <typename Map>
@@ -149,23 +125,25 @@ std::string CompareToHtml(const ComparedRun& before, const ComparedRun& after) {
       ".runs{display:flex;gap:12px}.runs div{flex:1}iframe{width:100%;height:2400px;"
       "border:1px solid #ccc}</style></head><body>\n<h1>Twin comparison</h1>\n";
   for (const ComparedRun* r : {&before, &after})
-    h += fmt::format(
-        "<p><b>{}</b>: scenario <code>{}</code>, policy <code>{}</code></p>\n", Escape(r->label),
-        Escape(r->scenario_file.empty() ? "(built-in)" : r->scenario_file), Escape(PolicyText(*r)));
+    h += fmt::format("<p><b>{}</b>: scenario <code>{}</code>, policy <code>{}</code></p>\n",
+                     model::HtmlEscape(r->label),
+                     model::HtmlEscape(r->scenario_file.empty() ? "(built-in)" : r->scenario_file),
+                     model::HtmlEscape(PolicyText(*r)));
   h += fmt::format("<table><tr><th>KPI</th><th>{}</th><th>{}</th><th>delta</th></tr>\n",
-                   Escape(before.label), Escape(after.label));
+                   model::HtmlEscape(before.label), model::HtmlEscape(after.label));
   std::string group;
   for (const KpiDelta& k : CompareKpis(before.report, after.report)) {
     if (k.group != group) {
       group = k.group;
-      h += fmt::format("<tr><th class='group' colspan='4'>{}</th></tr>\n", Escape(group));
+      h +=
+          fmt::format("<tr><th class='group' colspan='4'>{}</th></tr>\n", model::HtmlEscape(group));
     }
     const bool ratio = k.group == "utilization";
     auto v = [&](double x) {
       return ratio ? fmt::format("{:.1f}%", 100 * x) : fmt::format("{:.1f}", x);
     };
     h += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td class='{}'>{}{}</td></tr>\n",
-                     Escape(k.name), v(k.before), v(k.after),
+                     model::HtmlEscape(k.name), v(k.before), v(k.after),
                      k.delta() > 0   ? "up"
                      : k.delta() < 0 ? "down"
                                      : "",
@@ -174,7 +152,8 @@ std::string CompareToHtml(const ComparedRun& before, const ComparedRun& after) {
   h += "</table>\n<div class='runs'>";
   for (const ComparedRun* r : {&before, &after})
     h += fmt::format("<div><h2>{}</h2><iframe title='{}' srcdoc=\"{}\"></iframe></div>",
-                     Escape(r->label), Escape(r->label), Escape(ToHtml(r->report)));
+                     model::HtmlEscape(r->label), model::HtmlEscape(r->label),
+                     model::HtmlEscape(ToHtml(r->report)));
   h += "</div></body></html>\n";
   return h;
 }
