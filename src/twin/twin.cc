@@ -321,6 +321,15 @@ void Twin::AddLost(const WorkloadRun& run, double hours, LossCause cause) {
   if (run.spec.kind == model::WorkloadKind::kTraining) lost_training_ += hours;
 }
 
+Twin::SavePoint Twin::SavePointOf(const WorkloadRun& run) const {
+  SavePoint p;
+  p.work_start = run.started + run.segment_restore;
+  p.saved_to = run.checkpoint_in_segment ? run.last_checkpoint : p.work_start;
+  p.restore = run.has_checkpoint ? run.spec.restore_time : SimDuration();
+  p.lost_gpu_hours = ((now_ - p.saved_to) + p.restore).ToHours() * run.spec.TotalGpus();
+  return p;
+}
+
 double Twin::Interrupt(WorkloadRun& run, LossCause cause) {
   const model::Workload& w = run.spec;
   double lost_hours = 0;
@@ -329,12 +338,10 @@ double Twin::Interrupt(WorkloadRun& run, LossCause cause) {
     // is lost, and a job with a checkpoint pays its restore again on restart; a job that never
     // checkpoints starts over (docs/scenario.md: interruptions). Stopped during its restore,
     // the job loses the part of the restore it ran (now - saved_to is then negative).
-    const SimTime work_start = run.started + run.segment_restore;
-    const SimTime saved_to = run.checkpoint_in_segment ? run.last_checkpoint : work_start;
-    const SimDuration restore = run.has_checkpoint ? w.restore_time : SimDuration();
-    lost_hours = ((now_ - saved_to) + restore).ToHours() * w.TotalGpus();
-    run.remaining = run.remaining - run.segment_restore - (saved_to - work_start) + restore;
-    run.segment_restore = restore;
+    const SavePoint p = SavePointOf(run);
+    lost_hours = p.lost_gpu_hours;
+    run.remaining = run.remaining - run.segment_restore - (p.saved_to - p.work_start) + p.restore;
+    run.segment_restore = p.restore;
   }
   // A stateless service loses no work; a workload still starting loses only its startup and
   // keeps all its remaining work.

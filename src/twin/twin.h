@@ -346,6 +346,14 @@ class Twin : private AdmissionHost, private TwinOps {
   // The GPU-hours Interrupt(run, ...) would count as lost if it ran now (its formula, for
   // ranking defrag victims; the loss recorded is Interrupt's own).
   double LostIfInterrupted(const WorkloadRun& run) const;
+  // Where a running job's work stands now: its segment's work began at `work_start` (after
+  // the restore), is saved up to `saved_to`, and a restart pays `restore` again.
+  struct SavePoint {
+    SimTime work_start, saved_to;
+    SimDuration restore;
+    double lost_gpu_hours = 0;  // GPUs x (now - saved_to + restore).
+  };
+  SavePoint SavePointOf(const WorkloadRun& run) const;
 
   // Placement path (twin_placement.cc).
   // Places every pod set of a gang all-or-nothing; false (nothing held) if any does not fit.

@@ -27,10 +27,7 @@ double Twin::LostIfInterrupted(const WorkloadRun& run) const {
   // since its restore ended), plus the restore a restart pays again.
   const model::Workload& w = run.spec;
   if (run.state != RunState::kRunning || w.kind == model::WorkloadKind::kInference) return 0;
-  const SimTime work_start = run.started + run.segment_restore;
-  const SimTime saved_to = run.checkpoint_in_segment ? run.last_checkpoint : work_start;
-  const SimDuration restore = run.has_checkpoint ? w.restore_time : SimDuration();
-  return ((now_ - saved_to) + restore).ToHours() * w.TotalGpus();
+  return SavePointOf(run).lost_gpu_hours;
 }
 
 bool Twin::PlaceGang(WorkloadRun& run) {
