@@ -7,24 +7,12 @@
 #include <fstream>
 #include <sstream>
 
+#include "model/json_text.h"
+
 namespace steward::diagnose {
 namespace {
 
 using nlohmann::json;
-
-// Line and column (1-based) of byte offset `byte` (1-based, as nlohmann reports it).
-std::pair<int, int> Position(std::string_view text, size_t byte) {
-  int line = 1, col = 1;
-  for (size_t i = 0; i + 1 < byte && i < text.size(); ++i) {
-    if (text[i] == '\n') {
-      ++line;
-      col = 1;
-    } else {
-      ++col;
-    }
-  }
-  return {line, col};
-}
 
 Status Bad(const std::string& where, std::string_view what) {
   return Status::InvalidArgument(fmt::format("{}: {}", where, what));
@@ -174,13 +162,7 @@ std::string_view PodPhaseName(PodPhase phase) {
 }
 
 Result<std::vector<PodObject>> ParsePodList(std::string_view text, std::string_view source) {
-  json doc;
-  try {
-    doc = json::parse(text.begin(), text.end());
-  } catch (const json::parse_error& e) {
-    auto [line, col] = Position(text, e.byte);
-    return MakeInputError(source, line, col, "json", e.what());
-  }
+  STEWARD_ASSIGN_OR_RETURN(const json doc, model::ParseJsonText(text, source));
   std::vector<PodObject> pods;
   try {
     if (!doc.is_object()) return Bad(std::string(source), "not a JSON object");

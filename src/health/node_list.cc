@@ -7,6 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "model/json_text.h"
+
 namespace steward::health {
 
 std::string_view NodeInfo::Label(std::string_view key) const {
@@ -19,20 +21,6 @@ bool NodeInfo::HasLabel(std::string_view key) const { return labels.count(std::s
 namespace {
 
 using nlohmann::json;
-
-// Line and column (1-based) of byte offset `byte` (1-based, as nlohmann reports it).
-std::pair<int, int> Position(std::string_view text, size_t byte) {
-  int line = 1, col = 1;
-  for (size_t i = 0; i + 1 < byte && i < text.size(); ++i) {
-    if (text[i] == '\n') {
-      ++line;
-      col = 1;
-    } else {
-      ++col;
-    }
-  }
-  return {line, col};
-}
 
 // A resource quantity: a JSON number or a string like "8" (GPU counts are plain integers;
 // suffixed quantities such as "1k" are not GPU counts and are rejected).
@@ -113,13 +101,7 @@ Result<NodeInfo> ParseNode(const json& item, size_t index, std::string_view sour
 }  // namespace
 
 Result<std::vector<NodeInfo>> ParseNodeList(std::string_view text, std::string_view source) {
-  json doc;
-  try {
-    doc = json::parse(text.begin(), text.end());
-  } catch (const json::parse_error& e) {
-    auto [line, col] = Position(text, e.byte);
-    return MakeInputError(source, line, col, "json", e.what());
-  }
+  STEWARD_ASSIGN_OR_RETURN(const json doc, model::ParseJsonText(text, source));
   std::vector<NodeInfo> nodes;
   try {
     if (!doc.is_object())
