@@ -13,14 +13,9 @@
 namespace steward::twin {
 namespace {
 
+using testing::MakeTwin;
 using testing::MustParse;
 using testing::SmallScenarioYaml;
-
-std::unique_ptr<Twin> MakeTwin(const std::string& yaml) {
-  auto t = Twin::Create(MustParse(yaml));
-  if (!t.ok()) throw std::runtime_error(t.status().message());
-  return std::move(t).value();
-}
 
 // Random faults off; `scheduled` is the faults.scheduled list.
 std::string Faults(const std::string& scheduled) {

@@ -13,7 +13,9 @@
 namespace steward::twin {
 namespace {
 
+using testing::MakeTwin;
 using testing::MustParse;
+using testing::Once;
 using testing::SmallScenarioYaml;
 
 // The scenario's cluster, its state and placer, owned together.
@@ -157,19 +159,6 @@ TEST(GangTopologyTest, WholeGangInOneNvlinkDomainThenOneLeaf) {
             (std::vector<model::NodeId>{4, 5, 6}));
   // Without a preference pods go one by one: node 1 first.
   EXPECT_EQ(s.Place(Job(K::kTraining, 4, 2), 2), (std::vector<model::NodeId>{1, 7}));
-}
-
-std::unique_ptr<Twin> MakeTwin(const std::string& yaml) {
-  auto t = Twin::Create(MustParse(yaml));
-  if (!t.ok()) throw std::runtime_error(t.status().message());
-  return std::move(t).value();
-}
-
-std::string Once(const std::string& name, const std::string& team, const std::string& kind,
-                 int count, double start_hours, const std::string& rest) {
-  return "  - {name: " + name + ", team: " + team + ", kind: " + kind +
-         ", arrival: {process: once, count: " + std::to_string(count) +
-         ", start_hours: " + std::to_string(start_hours) + "}, " + rest + "}\n";
 }
 
 TEST(MigTwinTest, SevenSlicesShareOneGpuAndAllocationChargesASeventhEach) {

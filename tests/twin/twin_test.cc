@@ -7,22 +7,10 @@
 namespace steward::twin {
 namespace {
 
+using testing::MakeTwin;
 using testing::MustParse;
+using testing::Once;
 using testing::SmallScenarioYaml;
-
-std::unique_ptr<Twin> MakeTwin(const std::string& yaml) {
-  auto t = Twin::Create(MustParse(yaml));
-  if (!t.ok()) throw std::runtime_error(t.status().message());
-  return std::move(t).value();
-}
-
-// One generator line: `count` workloads at `start_hours`.
-std::string Once(const std::string& name, const std::string& team, const std::string& kind,
-                 int count, double start_hours, const std::string& rest) {
-  return "  - {name: " + name + ", team: " + team + ", kind: " + kind +
-         ", arrival: {process: once, count: " + std::to_string(count) +
-         ", start_hours: " + std::to_string(start_hours) + "}, " + rest + "}\n";
-}
 
 TEST(TwinTest, OneJobIntegratesExactly) {
   auto t = MakeTwin(SmallScenarioYaml(

@@ -5,9 +5,12 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <memory>
+#include <stdexcept>
 #include <string>
 
 #include "twin/scenario.h"
+#include "twin/twin.h"
 
 namespace steward::twin::testing {
 
@@ -66,6 +69,20 @@ inline std::string TwoTeamPolicyYaml(int nominal_a, int nominal_b, const std::st
   };
   return "apiVersion: kueue.x-k8s.io/v1beta1\nkind: ResourceFlavor\nmetadata: {name: h100}\n" +
          cq("team-a", nominal_a) + cq("team-b", nominal_b) + extra;
+}
+
+inline std::unique_ptr<Twin> MakeTwin(const std::string& yaml) {
+  auto t = Twin::Create(MustParse(yaml));
+  if (!t.ok()) throw std::runtime_error(t.status().message());
+  return std::move(t).value();
+}
+
+// One generator line: `count` workloads of `kind` at `start_hours`, plus `rest` (YAML fields).
+inline std::string Once(const std::string& name, const std::string& team, const std::string& kind,
+                        int count, double start_hours, const std::string& rest) {
+  return "  - {name: " + name + ", team: " + team + ", kind: " + kind +
+         ", arrival: {process: once, count: " + std::to_string(count) +
+         ", start_hours: " + std::to_string(start_hours) + "}, " + rest + "}\n";
 }
 
 }  // namespace steward::twin::testing
