@@ -37,6 +37,7 @@ fail() {
 }
 prom=$(command -v prometheus || true)
 [ -n "$prom" ] || prom=/usr/bin/prometheus
+. "$(dirname "$0")/lib/prometheus.sh"
 promtool=$(command -v promtool || true)
 [ -n "$promtool" ] || promtool=/usr/bin/promtool
 [ -x "$prom" ] && [ -x "$promtool" ] ||
@@ -54,32 +55,8 @@ scenario=examples/diagnose/small.yaml
 "$promtool" tsdb create-blocks-from openmetrics "$tmp/run.om" "$tmp/data" >"$tmp/promtool.log" 2>&1 ||
   fail "promtool: $(tail -n 5 "$tmp/promtool.log")"
 printf 'global:\n  scrape_interval: 1m\n' >"$tmp/prometheus.yml"
-port_in_use() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-prom_url=""
-for attempt in 1 2 3; do
-  port=""
-  for _ in $(seq 1 50); do
-    p=$((20000 + RANDOM % 40000))
-    port_in_use "$p" || { port=$p; break; }
-  done
-  [ -n "$port" ] || fail "no free port"
-  "$prom" --config.file="$tmp/prometheus.yml" --web.listen-address="127.0.0.1:$port" \
-    --storage.tsdb.path="$tmp/data" --storage.tsdb.retention.time=100y \
-    >"$tmp/prometheus.log" 2>&1 &
-  pp=$!
-  pids+=($pp)
-  for _ in $(seq 1 150); do
-    kill -0 "$pp" 2>/dev/null || break  # Lost a race for the port: retry on another.
-    if curl -sf "http://127.0.0.1:$port/-/ready" >/dev/null 2>&1; then
-      prom_url="http://127.0.0.1:$port"
-      break
-    fi
-    sleep 0.1
-  done
-  [ -n "$prom_url" ] && break
-  echo "prometheus attempt $attempt on port $port failed; retrying" >&2
-done
-[ -n "$prom_url" ] || fail "prometheus did not become ready"
+start_prometheus "$tmp/prometheus.yml" "$tmp/data" "$tmp/prometheus.log" \
+  --storage.tsdb.retention.time=100y
 read -r first last < <(python3 -c "
 import json; m = json.load(open('$tmp/bundle/bundle.json')); print(m['first_ms'] // 1000, m['last_ms'] // 1000)")
 "$bin" diagnose --prometheus "$prom_url" --start "$first" --end "$last" --step 5m --json \

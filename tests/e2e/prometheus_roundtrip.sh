@@ -33,17 +33,8 @@ fail() {
 
 prom=$(command -v prometheus || true)
 [ -n "$prom" ] || prom=/usr/bin/prometheus
+. "$(dirname "$0")/lib/prometheus.sh"
 [ -x "$prom" ] || fail "prometheus not installed (scripts/install-deps.sh installs Debian's package)"
-
-port_in_use() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-free_port() {
-  local p
-  for _ in $(seq 1 50); do
-    p=$((20000 + RANDOM % 40000))
-    port_in_use "$p" || { echo "$p"; return 0; }
-  done
-  return 1
-}
 
 # 1. The twin, frozen at $at_hours of the built-in 10,240-GPU scenario, on any free port.
 "$bin" metrics serve --at "$at_hours" --port 0 --port-file "$tmp/port" --truth "$tmp/truth.json" \
@@ -63,26 +54,8 @@ scrape_configs:
     static_configs:
       - targets: ['127.0.0.1:$twin_port']
 EOF
-prom_url=""
-for attempt in 1 2 3; do
-  prom_port=$(free_port) || fail "no free port"
-  "$prom" --config.file="$tmp/prometheus.yml" --web.listen-address="127.0.0.1:$prom_port" \
-    --storage.tsdb.path="$tmp/data" --storage.tsdb.retention.time=1h --web.enable-lifecycle \
-    >"$tmp/prometheus.log" 2>&1 &
-  pp=$!
-  pids+=($pp)
-  for _ in $(seq 1 100); do
-    kill -0 "$pp" 2>/dev/null || break  # Lost a race for the port: retry on another.
-    if curl -sf "http://127.0.0.1:$prom_port/-/ready" >/dev/null 2>&1; then
-      prom_url="http://127.0.0.1:$prom_port"
-      break
-    fi
-    sleep 0.1
-  done
-  [ -n "$prom_url" ] && break
-  echo "prometheus attempt $attempt on port $prom_port failed; retrying" >&2
-done
-[ -n "$prom_url" ] || fail "prometheus did not become ready"
+start_prometheus "$tmp/prometheus.yml" "$tmp/data" "$tmp/prometheus.log" \
+  --storage.tsdb.retention.time=1h --web.enable-lifecycle
 
 q() { "$bin" metrics query --prometheus "$prom_url" "$@"; }
 
