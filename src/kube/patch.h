@@ -43,6 +43,9 @@ struct StrategicSchema {
   // Lists of primitives merged as sets (patchStrategy "merge" without a key, e.g.
   // "metadata.finalizers").
   std::map<std::string, bool, std::less<>> primitive_sets;
+  // Map fields with patchStrategy "replace" (a patch replaces the map instead of merging it, e.g.
+  // a PodDisruptionBudget's "spec.selector").
+  std::map<std::string, bool, std::less<>> replaced_maps;
 };
 
 // The schema of a built-in kind ("Node", "Pod", "Namespace", "Event", "PodDisruptionBudget",

@@ -6,7 +6,8 @@
 //   f->Matches([&](std::string_view field) -> std::optional<std::string> { ... });
 //
 // Label syntax (labels.Parse): requirements separated by commas; `k=v`, `k==v`, `k!=v`,
-// `k in (a,b)`, `k notin (a,b)`, `k` (exists), `!k` (does not exist). Keys and values are
+// `k in (a,b)`, `k notin (a,b)`, `k` (exists), `!k` (does not exist), and `k>N` / `k<N` (integer
+// comparison, as labels.Parse accepts: `nvidia.com/gpu.count>4`). Keys and values are
 // checked as the API server checks them (qualified names of at most 63 characters with an
 // optional DNS-subdomain prefix; values of at most 63 characters), so a typo is a 400, not an
 // empty list. `k!=v` and `notin` also match objects without the key, as in Kubernetes.
@@ -16,6 +17,7 @@
 // Matching is O(requirements x log labels). Selectors are immutable values: thread-compatible.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <nlohmann/json_fwd.hpp>
@@ -28,12 +30,22 @@
 
 namespace steward::kube {
 
-enum class LabelOp : uint8_t { kEquals, kNotEquals, kIn, kNotIn, kExists, kDoesNotExist };
+enum class LabelOp : uint8_t {
+  kEquals,
+  kNotEquals,
+  kIn,
+  kNotIn,
+  kExists,
+  kDoesNotExist,
+  kGreaterThan,  // `k>N`: the label parses as an integer greater than N (text syntax only).
+  kLessThan,     // `k<N`.
+};
 
 struct LabelRequirement {
   std::string key;
   LabelOp op = LabelOp::kEquals;
-  std::vector<std::string> values;  // One for kEquals / kNotEquals; sorted for kIn / kNotIn.
+  // One for kEquals / kNotEquals / kGreaterThan / kLessThan; sorted and distinct for kIn / kNotIn.
+  std::vector<std::string> values;
 };
 
 class LabelSelector {
@@ -55,13 +67,20 @@ class LabelSelector {
   bool empty() const { return requirements_.empty() && !nothing_; }
   bool matches_nothing() const { return nothing_; }
   const std::vector<LabelRequirement>& requirements() const { return requirements_; }
-  // Canonical text form (requirements sorted by key), which Parse reads back.
+  // Canonical text form (requirements sorted by key), which Parse reads back. A selector that
+  // matches nothing has no text form: "" as in Kubernetes, so check matches_nothing() first.
   std::string ToString() const;
 
  private:
   std::vector<LabelRequirement> requirements_;  // Sorted by key.
   bool nothing_ = false;
 };
+
+// The API server's checks of a label key (qualified name: optional DNS-1123 subdomain prefix of
+// at most 253 characters and '/', then 1..63 of [A-Za-z0-9._-] starting and ending alphanumeric)
+// and of a label value (0..63 of the same). InvalidArgument says what is wrong.
+Status CheckLabelKey(std::string_view key);
+Status CheckLabelValue(std::string_view value);
 
 struct FieldRequirement {
   std::string field;
