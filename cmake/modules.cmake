@@ -23,10 +23,13 @@ target_sources(steward_model PRIVATE ${CMAKE_BINARY_DIR}/generated/xid_catalog_d
 # Durable stores in SQLite (WAL): the shared wrapper and the workload event log.
 steward_module(store DEPS model)
 steward_module(place DEPS model)
+steward_module(govern DEPS model)
+# HTTP(S) serving shared by every server (dashboard API, Kubernetes API front, cost API).
+steward_module(http DEPS model)
+target_link_libraries(steward_http PUBLIC steward_httplib OpenSSL::Crypto)
 # The Kubernetes codec both sides share: objects <-> JSON, selectors, patches, the versioned
 # object store with its watch history, and a transport-neutral API request handler.
-steward_module(kube DEPS model)
-steward_module(govern DEPS model)
+steward_module(kube DEPS http govern model)
 steward_module(twin DEPS place govern model)
 # The built-in default scenario is examples/default.yaml, compiled into the binary so
 # `steward twin run` works from any directory. Editing the YAML re-runs the configure step.

@@ -142,6 +142,10 @@ class GovernanceEngine {
   int32_t ResolvePriority(const WorkloadRequest& req) const;
   model::Tier ResolveTier(const WorkloadRequest& req) const;
   const AdmittedWorkload* FindAdmitted(int64_t id) const;
+  // The flavor and resource names of a flavor-resource index (AdmittedWorkload::usage).
+  std::pair<std::string_view, std::string_view> FlavorResource(int fr) const {
+    return {policy_.flavors[fr / num_resources_].name, resource_names_[fr % num_resources_]};
+  }
   int AdmittedCount(int cq) const { return static_cast<int>(cqs_[cq].admitted.size()); }
   int total_admitted() const { return static_cast<int>(admitted_.size()); }
 

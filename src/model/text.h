@@ -1,6 +1,7 @@
 // Small text helpers shared by every report writer (text, JSON, HTML).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -11,5 +12,12 @@ std::string HtmlEscape(std::string_view s);
 
 // `x` rounded to `digits` decimals, so reports print stable, short numbers.
 double RoundTo(double x, int digits);
+
+// Standard base64 (RFC 4648 §4, with padding), as kubeconfig's *-data fields and Kubernetes
+// Secrets carry binary data.
+std::string Base64Encode(std::string_view bytes);
+// Decodes standard or URL-safe base64, padded or not, ignoring whitespace; nullopt when
+// `text` is not base64.
+std::optional<std::string> Base64Decode(std::string_view text);
 
 }  // namespace steward::model

@@ -15,6 +15,10 @@
 #include "twin/pending_reason.h"
 #include "twin/report.h"
 
+namespace steward::govern {
+struct Policy;
+}
+
 namespace steward::twin {
 
 // What the twin offers an admitter.
@@ -93,6 +97,16 @@ class Admitter {
   virtual std::string ClusterQueueFor(std::string_view /*ns*/, std::string_view /*queue*/) const {
     return {};
   }
+  // Where an admitted workload holds quota (Kueue's Workload status.admission): its
+  // ClusterQueue and, per resource, the flavor. Empty cluster_queue when `id` holds no quota
+  // or the admitter has no ClusterQueues.
+  struct Admission {
+    std::string cluster_queue;
+    std::vector<std::pair<std::string, std::string>> flavors;  // (resource, flavor).
+  };
+  virtual Admission AdmissionOf(model::WorkloadId /*id*/) const { return {}; }
+  // The governance policy the admitter runs (ClusterQueues, flavors, ...), or null.
+  virtual const govern::Policy* policy() const { return nullptr; }
   // Changes the nominal GPU quota of ClusterQueue `cq` in `flavor` ("" = its only GPU flavor).
   virtual Status SetClusterQueueQuota(std::string_view /*cq*/, std::string_view /*flavor*/,
                                       int /*gpus*/) {

@@ -152,6 +152,20 @@ class KueueAdmitter final : public Admitter {
     return direct >= 0 ? engine_->ClusterQueueName(direct) : std::string();
   }
 
+  Admission AdmissionOf(model::WorkloadId id) const override {
+    Admission a;
+    const govern::AdmittedWorkload* w = engine_->FindAdmitted(id);
+    if (!w) return a;
+    a.cluster_queue = engine_->ClusterQueueName(w->cluster_queue);
+    for (const auto& [fr, amount] : w->usage) {
+      if (amount <= 0) continue;
+      const auto [flavor, resource] = engine_->FlavorResource(fr);
+      a.flavors.emplace_back(std::string(resource), std::string(flavor));
+    }
+    return a;
+  }
+  const govern::Policy* policy() const override { return &engine_->policy(); }
+
   Status SetClusterQueueQuota(std::string_view cq, std::string_view flavor, int gpus) override {
     STEWARD_RETURN_IF_ERROR(engine_->SetNominalQuota(cq, flavor, kGpu, gpus));
     MarkCohortDirty(engine_->FindClusterQueue(cq));

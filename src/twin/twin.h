@@ -186,6 +186,26 @@ class Twin : private AdmissionHost, private TwinOps {
   Status SetTeamQuota(int team, int gpus);
   // Changes the nominal GPU quota of a ClusterQueue in `flavor` ("" = its only GPU flavor).
   Status SetClusterQueueQuota(std::string_view cluster_queue, std::string_view flavor, int gpus);
+  // Replaces node `n`'s labels (what `kubectl label node` writes). Placement goes by pools and
+  // GPU models, so a label does not move a node between pools.
+  Status SetNodeLabels(model::NodeId n, std::map<std::string, std::string> labels);
+  // Replaces node `n`'s taints (`kubectl taint`). The twin's workloads tolerate the taints
+  // their scenario's nodes start with (as GPU pods tolerate nvidia.com/gpu); any other
+  // NoSchedule or NoExecute taint keeps new pods off the node, like a cordon. Running pods
+  // stay (NoExecute eviction is not modelled). InvalidArgument for an unknown effect.
+  Status SetNodeTaints(model::NodeId n, std::vector<model::Taint> taints);
+  // Evicts one pod (PodAllocation::pod_id) of workload `w`, as the Eviction API does: it stops
+  // `grace` from now. A service loses that replica (and asks for a new one); a job's pods
+  // stop together (a gang restarts whole), saving a checkpoint within the grace if it can, as
+  // a drain's evictions do. NotFound when the pod is gone.
+  Status EvictPod(model::WorkloadId w, int32_t pod_id, SimDuration grace);
+  // Where workload `id` holds quota now (Kueue's Workload status.admission), if the admitter
+  // has ClusterQueues.
+  Admitter::Admission AdmissionOf(model::WorkloadId id) const { return admitter_->AdmissionOf(id); }
+  // The governance policy of the kueue admitter (null under fifo-quota).
+  const govern::Policy* governance_policy() const { return admitter_->policy(); }
+  // GPUs team `team` holds under its quota now (the admitter's count).
+  int team_used_gpus(int team) const { return admitter_->used_gpus(team); }
   // The scheduler's queues and counters (Kueue-metric style; no queues under fifo-quota).
   SchedulerReport Scheduler() const;
   // Injects XID `xid` on GPU `gpu` of node `n` now (gpu -1: every GPU of the node); its effect
@@ -296,8 +316,9 @@ class Twin : private AdmissionHost, private TwinOps {
 
   // Faults (twin_faults.cc).
   struct NodeFaults {
-    bool gpus_missing = false;             // The device plugin advertises no GPUs.
-    int rollout = -1;                      // Driver rollout the node is on (-1: the pool's driver).
+    bool gpus_missing = false;  // The device plugin advertises no GPUs.
+    int rollout = -1;           // Driver rollout the node is on (-1: the pool's driver).
+    bool tainted = false;       // A NoSchedule/NoExecute taint the workloads do not tolerate.
     SimTime out_since = SimTime::Never();  // Open fault episode (for MTTR).
   };
   enum class FaultSource : uint8_t { kRandom, kRack, kDriver, kScheduled, kInjected };
@@ -329,6 +350,7 @@ class Twin : private AdmissionHost, private TwinOps {
     model::NodeId node = model::kNoNode;
     uint32_t epoch = 0;
     bool saves = false;
+    int32_t pod_id = -1;  // One service replica (EvictPod); -1 = every pod on the node.
   };
   void Signal(const TwinSignal& signal);
   // Workload signals, to the controllers that observe workloads only.
@@ -386,7 +408,8 @@ class Twin : private AdmissionHost, private TwinOps {
   std::vector<NodeFaults> nodes_;
   std::vector<std::vector<model::NodeId>> rack_nodes_;
   std::vector<PlannedFault> planned_;
-  std::vector<PendingEviction> evictions_;  // Indexed by kEvictEnd events.
+  std::vector<std::string> tolerated_taints_;  // Keys of the scenario nodes' own taints.
+  std::vector<PendingEviction> evictions_;     // Indexed by kEvictEnd events.
   std::vector<std::unique_ptr<TwinController>> controllers_;
   std::vector<size_t> observers_;     // Controllers that ObservesWorkloads().
   std::vector<SimTime> wake_at_;      // Per controller: the pending kWake's time.

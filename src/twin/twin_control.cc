@@ -3,6 +3,8 @@
 // event handlers; each one changes state at now() and then lets the loop react.
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "place/mig.h"
 #include "twin/twin.h"
 
@@ -54,6 +56,54 @@ Status Twin::SetNodeCordoned(model::NodeId n, bool cordoned) {
   cluster_.mutable_node(n).cordoned = cordoned;
   RefreshNode(n);  // Schedulability, and the end of a fault episode on uncordon.
   RequestSchedule();
+  return Status::Ok();
+}
+
+Status Twin::SetNodeLabels(model::NodeId n, std::map<std::string, std::string> labels) {
+  if (n < 0 || n >= static_cast<model::NodeId>(cluster_.nodes().size()))
+    return Status::NotFound(fmt::format("no node with id {}", n));
+  cluster_.mutable_node(n).labels = std::move(labels);
+  return Status::Ok();
+}
+
+Status Twin::SetNodeTaints(model::NodeId n, std::vector<model::Taint> taints) {
+  if (n < 0 || n >= static_cast<model::NodeId>(cluster_.nodes().size()))
+    return Status::NotFound(fmt::format("no node with id {}", n));
+  bool tainted = false;
+  for (const model::Taint& t : taints) {
+    if (t.effect != "NoSchedule" && t.effect != "PreferNoSchedule" && t.effect != "NoExecute")
+      return Status::InvalidArgument(
+          fmt::format("taint {}: effect '{}' is not NoSchedule, PreferNoSchedule or NoExecute",
+                      t.key, t.effect));
+    const bool tolerated = std::find(tolerated_taints_.begin(), tolerated_taints_.end(), t.key) !=
+                           tolerated_taints_.end();
+    tainted |= !tolerated && t.effect != "PreferNoSchedule";
+  }
+  AccumulateUnavailable(now_);
+  cluster_.mutable_node(n).taints = std::move(taints);
+  nodes_[n].tainted = tainted;
+  RefreshNode(n);
+  RequestSchedule();
+  return Status::Ok();
+}
+
+Status Twin::EvictPod(model::WorkloadId w, int32_t pod_id, SimDuration grace) {
+  if (w < 0 || w >= static_cast<model::WorkloadId>(runs_.size()))
+    return Status::NotFound(fmt::format("no workload with id {}", w));
+  WorkloadRun& run = runs_[w];
+  auto pod = std::find_if(run.pods.begin(), run.pods.end(),
+                          [&](const PodAllocation& p) { return p.pod_id == pod_id; });
+  if (pod == run.pods.end())
+    return Status::NotFound(fmt::format("workload {} has no pod {}", run.spec.name, pod_id));
+  if (run.spec.kind != model::WorkloadKind::kInference) return Evict(pod->node, w, grace);
+  if (grace.micros() <= 0) {
+    ++run.interruptions;
+    DropReplica(run, static_cast<size_t>(pod - run.pods.begin()));
+    return Status::Ok();
+  }
+  evictions_.push_back({w, pod->node, run.epoch, false, pod_id});
+  events_queue_.Push(now_ + grace, EventKind::kEvictEnd,
+                     static_cast<int32_t>(evictions_.size() - 1));
   return Status::Ok();
 }
 

@@ -60,6 +60,11 @@ Status Twin::SetUpFaults() {
   const FaultSpec& spec = scenario_.faults;
   gpu_faults_.assign(cluster_.gpus().size(), GpuFaultState{});
   nodes_.assign(cluster_.nodes().size(), NodeFaults{});
+  for (const model::Node& node : cluster_.nodes())
+    for (const model::Taint& t : node.taints)
+      if (std::find(tolerated_taints_.begin(), tolerated_taints_.end(), t.key) ==
+          tolerated_taints_.end())
+        tolerated_taints_.push_back(t.key);
   rack_nodes_.assign(cluster_.num_racks(), {});
   for (model::NodeId n = 0; n < static_cast<model::NodeId>(cluster_.nodes().size()); ++n)
     rack_nodes_[cluster_.node(n).rack].push_back(n);
@@ -255,9 +260,9 @@ void Twin::RefreshNode(model::NodeId n) {
   const int broken = std::popcount(state_->broken_mask(n));
   const int allocatable_before = node.gpu_allocatable;
   node.gpu_allocatable = nodes_[n].gpus_missing ? 0 : node.gpu_capacity - broken;
-  // Same rule as ClusterState's constructor: schedulable = not cordoned and the device plugin
-  // advertises GPUs.
-  const bool schedulable = !node.cordoned && node.gpu_allocatable > 0;
+  // Same rule as ClusterState's constructor: schedulable = not cordoned, not tainted against
+  // the workloads, and the device plugin advertises GPUs.
+  const bool schedulable = !node.cordoned && !nodes_[n].tainted && node.gpu_allocatable > 0;
   // Capacity changed: admitters retry the workloads they parked.
   if (schedulable != state_->schedulable(n) || node.gpu_allocatable != allocatable_before)
     admitter_->Requeue();
@@ -418,6 +423,15 @@ Status Twin::Evict(model::NodeId n, model::WorkloadId w, SimDuration grace) {
 void Twin::OnEvictEnd(const Event& e) {
   const PendingEviction ev = evictions_[e.target];
   WorkloadRun& run = runs_[ev.workload];
+  if (ev.pod_id >= 0) {  // One replica of a service (EvictPod).
+    for (size_t i = 0; i < run.pods.size(); ++i)
+      if (run.pods[i].pod_id == ev.pod_id) {
+        ++run.interruptions;
+        DropReplica(run, i);
+        break;
+      }
+    return;
+  }
   // A gang restarted since (epoch moved) is no longer the one evicted.
   if (run.spec.kind != model::WorkloadKind::kInference && run.epoch != ev.epoch) return;
   StopOnNode(run, ev.node, ev.saves);
