@@ -6,9 +6,12 @@ packages=(
   g++ cmake ninja-build pkg-config
   libyaml-cpp-dev nlohmann-json3-dev libfmt-dev libcli11-dev libsqlite3-dev sqlite3
   libcpp-httplib-dev libgtest-dev libgmock-dev libbenchmark-dev
-  python3 python3-yaml curl prometheus
+  python3 python3-yaml python3-kubernetes curl openssl prometheus
   chromium
 )
+# The Kubernetes API front is checked with the real kubectl: the machine image's (v1.32) where
+# one is on PATH, else Debian's kubernetes-client (kubectl 1.20).
+command -v kubectl >/dev/null 2>&1 || packages+=(kubernetes-client)
 # The dashboard's browser test runs node (playwright-core from npm); a machine without node
 # gets Debian's nodejs and npm.
 command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)

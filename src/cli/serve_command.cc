@@ -3,13 +3,18 @@
 #include <pthread.h>
 #include <signal.h>
 
+#include <chrono>
 #include <cstdio>
+#include <fstream>
+#include <sstream>
 #include <iostream>
 #include <memory>
 
 #include "cli/commands.h"
 #include "cli/twin_setup.h"
 #include "cost/cost_model.h"
+#include "http/server.h"
+#include "kubefront/kube_front.h"
 #include "server/http_server.h"
 #include "server/live_twin.h"
 #include "twin/scenario.h"
@@ -29,11 +34,35 @@ struct ServeArgs {
   std::string cost_model;
   std::string remediation_db = ":memory:";
   double dcgm_interval = 30;
+  // The Kubernetes API front (docs/kube-api.md); -1 = off.
+  int kube_port = -1;
+  std::string kubeconfig_out;
+  std::string token_file;
+  std::string tls_cert, tls_key;
+  bool read_only = false;
 };
 
 [[noreturn]] void Die(const std::string& message) {
   std::cerr << "steward: " << message << "\n";
   Fail();
+}
+
+// A bearer token from a file (surrounding whitespace ignored), as Kubernetes token files are.
+Result<std::string> ReadTokenFile(const std::string& path) {
+  std::ifstream f(path);
+  if (!f) return Status::IoError(fmt::format("--token-file {}: cannot read it", path));
+  std::stringstream text;
+  text << f.rdbuf();
+  std::string t = text.str();
+  const size_t b = t.find_first_not_of(" \t\r\n");
+  const size_t e = t.find_last_not_of(" \t\r\n");
+  if (b == std::string::npos) return Status::InvalidArgument(fmt::format("--token-file {}: empty", path));
+  t = t.substr(b, e - b + 1);
+  for (char c : t)
+    if (c < 0x21 || c > 0x7e)
+      return Status::InvalidArgument(
+          fmt::format("--token-file {}: a token is one line of printable characters", path));
+  return t;
 }
 
 void Serve(const ServeArgs& a) {
@@ -72,8 +101,48 @@ void Serve(const ServeArgs& a) {
   sigaddset(&signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
+  // Beyond loopback a token is required: the one in --token-file, else a generated one
+  // (printed, and written into --kubeconfig-out).
+  std::string token;
+  if (!a.token_file.empty()) {
+    Result<std::string> t = ReadTokenFile(a.token_file);
+    if (!t.ok()) Die(t.status().message());
+    token = std::move(t).value();
+  }
+  const bool exposed = !http::IsLoopbackHost(a.listen);
+  const bool generated = token.empty() && exposed;
+  if (generated) token = http::GenerateToken();
+
   server::LiveTwin live(std::move(setup->twin), live_options);
-  server::HttpServer http(&live);
+  http::AccessOptions access;
+  access.token = token;
+  access.read_only = a.read_only;
+  // Reads stay open (the dashboard and /metrics for scrapers); controls need the token
+  // whenever one is set, and always beyond loopback.
+  access.require = token.empty() ? http::AccessOptions::Require::kNothing
+                                 : http::AccessOptions::Require::kWrites;
+  server::HttpServer http(&live, access);
+  std::unique_ptr<kubefront::KubeFront> kube;
+  if (a.kube_port >= 0) {
+    kubefront::KubeFrontOptions k;
+    k.listen = a.listen;
+    k.port = a.kube_port;
+    k.token = token;
+    k.tls_cert_file = a.tls_cert;
+    k.tls_key_file = a.tls_key;
+    k.remediation = setup->remediation;
+    k.epoch_micros = std::chrono::duration_cast<std::chrono::seconds>(
+                         std::chrono::system_clock::now().time_since_epoch())
+                         .count() *
+                     1000000;
+    kube = std::make_unique<kubefront::KubeFront>(&live, k);
+    Result<int> kport = kube->Start();
+    if (!kport.ok()) Die(kport.status().message());
+    if (!a.kubeconfig_out.empty())
+      if (Status s = kube->WriteKubeconfig(a.kubeconfig_out); !s.ok()) Die(s.message());
+  } else if (!a.kubeconfig_out.empty() || !a.tls_cert.empty() || !a.tls_key.empty()) {
+    Die("--kubeconfig-out, --tls-cert and --tls-key need --kube-port");
+  }
   Result<int> port = http.Start(a.listen, a.port);
   if (!port.ok()) Die(port.status().message());
   live.Start();
@@ -81,11 +150,20 @@ void Serve(const ServeArgs& a) {
       "steward: serving scenario %s at http://%s:%d/ (API under /api/, e.g. /api/overview; "
       "speed %g simulated s per s)\n",
       name.c_str(), a.listen.c_str(), *port, a.speed);
+  if (kube)
+    std::printf("steward: Kubernetes API at %s://%s:%d/ (kubeconfig: %s)\n",
+                a.tls_cert.empty() ? "http" : "https", a.listen.c_str(), kube->port(),
+                a.kubeconfig_out.empty() ? "not written; --kubeconfig-out FILE"
+                                         : a.kubeconfig_out.c_str());
+  if (generated)
+    std::printf("steward: listening beyond loopback; bearer token for writes: %s\n",
+                token.c_str());
   std::fflush(stdout);
   int sig = 0;
   sigwait(&signals, &sig);
   std::printf("steward: %s received, shutting down\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
   std::fflush(stdout);
+  if (kube) kube->Stop();
   http.Stop();
   live.Stop();
 }
@@ -117,6 +195,21 @@ void RegisterServeCommands(CLI::App& app) {
                    "Simulated seconds between refreshes of the twin's dcgm-exporter series at "
                    "/metrics/dcgm (0 = off)")
       ->capture_default_str();
+  serve
+      ->add_option("--kube-port", a->kube_port,
+                   "Serve the twin as a Kubernetes API on this port (0 = any free port, "
+                   "printed; docs/kube-api.md)")
+      ->check(CLI::Range(0, 65535));
+  serve->add_option("--kubeconfig-out", a->kubeconfig_out,
+                    "Write a kubeconfig for the Kubernetes API here (KUBECONFIG=FILE kubectl ...)");
+  serve->add_option("--token-file", a->token_file,
+                    "Bearer token clients must present (required beyond loopback; generated "
+                    "when absent)");
+  serve->add_option("--tls-cert", a->tls_cert, "PEM certificate: serve the Kubernetes API over "
+                                                "HTTPS (with --tls-key)");
+  serve->add_option("--tls-key", a->tls_key, "PEM private key of --tls-cert");
+  serve->add_flag("--read-only", a->read_only,
+                  "Refuse every write (controls of the dashboard API) with 403");
   serve->add_option("--remediation-db", a->remediation_db,
                     "SQLite file for the remediation loop's state (default: in memory)");
   serve->callback([a] { Serve(*a); });

@@ -227,6 +227,13 @@ const ApiResourceSpec* ApiServer::FindResource(std::string_view group,
   return it == by_name_.end() ? nullptr : resources_[it->second].get();
 }
 
+void ApiServer::SetBackend(std::string_view group, std::string_view name,
+                           ResourceBackend* backend) {
+  auto it = by_name_.find(std::make_pair(std::string(group), std::string(name)));
+  STEWARD_CHECK(it != by_name_.end());
+  resources_[it->second]->backend = backend;
+}
+
 int ApiServer::StoreId(const ApiResourceSpec* resource) const {
   for (size_t i = 0; i < resources_.size(); ++i)
     if (resources_[i].get() == resource) return store_ids_[i];

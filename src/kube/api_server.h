@@ -131,6 +131,8 @@ class ApiServer {
   int AddResource(ApiResourceSpec spec);
   // The resource registered under (group, plural), or null.
   const ApiResourceSpec* FindResource(std::string_view group, std::string_view name) const;
+  // Routes the writes of a registered resource to `backend` (REQUIRES: before Handle).
+  void SetBackend(std::string_view group, std::string_view name, ResourceBackend* backend);
   int StoreId(const ApiResourceSpec* resource) const;
 
   http::Reply Handle(const http::Request& request);

@@ -8,22 +8,13 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "http/message.h"
 #include "server/live_twin.h"
 
 namespace steward::server {
 
-struct HttpRequest {
-  std::string method = "GET";
-  std::string path;  // Without the query string.
-  std::multimap<std::string, std::string> params;
-  std::string body;
-};
-
-struct HttpReply {
-  int status = 200;
-  std::string content_type = "application/json";
-  std::string body;
-};
+using HttpRequest = http::Request;
+using HttpReply = http::Reply;
 
 // Answers /api/*, /metrics, /healthz and the dashboard's files (/, /app.js, ...).
 HttpReply HandleRequest(LiveTwin& live, const HttpRequest& request);

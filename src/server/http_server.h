@@ -1,26 +1,24 @@
-// Serves HandleRequest (api.h) over HTTP with cpp-httplib: a small thread pool answers
-// clients while the LiveTwin simulates on its own thread. Requests only read published
-// snapshots (or queue a control), and sockets have read/write timeouts, so a slow or stuck
-// client costs one pool thread for a few seconds and never the simulation.
+// Serves HandleRequest (api.h) over HTTP with http::Server (src/http/server.h): the dashboard,
+// the JSON API, /metrics and /metrics/dcgm, while the LiveTwin simulates on its own thread.
+// Requests only read published snapshots (or queue a control), so a slow client never holds up
+// the simulation. Browser protections are on (a page from another origin cannot drive the
+// controls); `access` adds the token and read-only rules (steward serve: a token for writes
+// whenever it listens beyond loopback).
 #pragma once
 
 #include <memory>
 #include <string>
-#include <thread>
 
+#include "http/server.h"
 #include "model/status.h"
 #include "server/live_twin.h"
-
-namespace httplib {
-class Server;
-}
 
 namespace steward::server {
 
 class HttpServer {
  public:
   // `live` must outlive the server.
-  explicit HttpServer(LiveTwin* live);
+  explicit HttpServer(LiveTwin* live, http::AccessOptions access = {});
   ~HttpServer();
   HttpServer(const HttpServer&) = delete;
   HttpServer& operator=(const HttpServer&) = delete;
@@ -33,8 +31,8 @@ class HttpServer {
 
  private:
   LiveTwin* live_;
-  std::unique_ptr<httplib::Server> server_;
-  std::thread thread_;
+  http::AccessOptions access_;
+  std::unique_ptr<http::Server> server_;
 };
 
 }  // namespace steward::server

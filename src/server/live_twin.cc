@@ -47,6 +47,11 @@ void LiveTwin::Stop() {
   for (auto& c : left) c->done.set_value(Status::FailedPrecondition("the twin has stopped"));
 }
 
+void LiveTwin::AddObserver(std::function<void(const twin::Twin&)> observer) {
+  STEWARD_CHECK(!running_);
+  observers_.push_back(std::move(observer));
+}
+
 void LiveTwin::Step(SimDuration d) {
   STEWARD_CHECK(!running_);
   std::lock_guard<std::mutex> lock(direct_mu_);
@@ -178,8 +183,11 @@ void LiveTwin::Publish() {
     last_series_hours_ = hours;
     snap->series = series_;
   }
-  std::lock_guard<std::mutex> lock(snapshot_mu_);
-  snapshot_ = std::move(snap);
+  {
+    std::lock_guard<std::mutex> lock(snapshot_mu_);
+    snapshot_ = std::move(snap);
+  }
+  for (const auto& observer : observers_) observer(*twin_);
 }
 
 }  // namespace steward::server

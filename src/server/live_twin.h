@@ -73,6 +73,11 @@ class LiveTwin {
   Status Control(std::function<Status(twin::Twin&)> change,
                  std::chrono::milliseconds timeout = std::chrono::milliseconds(5000));
 
+  // Calls `observer` with the twin after every publish (each step and each control), on the
+  // thread that publishes (the simulation thread once started): e.g. the Kubernetes API front
+  // mirroring the twin. REQUIRES: before Start().
+  void AddObserver(std::function<void(const twin::Twin&)> observer);
+
   const LiveTwinOptions& options() const { return options_; }
   // How the snapshot's dcgm_records are rendered (immutable; any thread). Null when off.
   const telemetry::DcgmWriterOptions* dcgm_writer() const {
@@ -99,6 +104,7 @@ class LiveTwin {
   SimTime last_publish_time_;
   int64_t version_ = 0;
   std::unique_ptr<telemetry::TwinExporter> exporter_;  // Null when dcgm series are off.
+  std::vector<std::function<void(const twin::Twin&)>> observers_;
   std::shared_ptr<const std::vector<telemetry::GpuRecord>> dcgm_records_;
   SimTime dcgm_time_ = SimTime::Never();
 
