@@ -42,8 +42,8 @@ struct AccessOptions {
   // Refuse every write with 403 (a dashboard anyone may look at but nobody may drive).
   bool read_only = false;
   // Browser protections for a dashboard: a write whose Origin header names another host than
-  // the request's Host is refused (403), as is a write with a content type a cross-origin
-  // form may send without a preflight (415); when the server listens on loopback, a Host
+  // the request's Host is refused (403), as is a browser write (Origin present) with a content
+  // type a form may send without a preflight (415); when the server listens on loopback, a Host
   // header that names neither loopback nor the listen address is refused (DNS rebinding).
   bool browser_checks = false;
   // Paths (exact) that never need the token, e.g. "/healthz" for probes.
