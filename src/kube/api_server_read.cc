@@ -52,6 +52,12 @@ std::variant<ObjectStore::View, ApiError> ApiServer::CachedSnapshot(int store_id
     std::lock_guard<std::mutex> lock(cache_mu_);
     for (auto it = snapshot_cache_.begin(); it != snapshot_cache_.end(); ++it) {
       if (it->first != std::make_pair(store_id, version)) continue;
+      // A cached snapshot lives no longer than the history it was rebuilt from: past the
+      // window a continue token or an exact read is Gone, cached or not.
+      if (version < store_->compacted()) {
+        snapshot_cache_.erase(it);
+        break;
+      }
       snapshot_cache_.splice(snapshot_cache_.begin(), snapshot_cache_, it);
       return snapshot_cache_.front().second;
     }
@@ -102,13 +108,17 @@ http::Reply ApiServer::List(const Route& route, const http::Request& r) {
     }
     view = std::get<ObjectStore::View>(v);
   } else if (rv_param.empty() || rv_param == "0") {
+    if (match == "Exact")
+      return ErrorReply(ApiError::BadRequest(
+          "resourceVersionMatch \"Exact\" is forbidden for resourceVersion \"0\""));
     view = store_->Snapshot(route.store_id);
   } else {
     std::optional<int64_t> rv = ParseInt(rv_param);
     if (!rv || *rv < 0)
       return ErrorReply(
           ApiError::BadRequest(fmt::format("invalid resource version: {}", rv_param)));
-    if (match == "Exact") {
+    // "N" with a limit and no match is Exact (the legacy rule KEP-2523 kept), else NotOlderThan.
+    if (match == "Exact" || (match.empty() && limit > 0)) {
       auto v = CachedSnapshot(route.store_id, *rv);
       if (auto* e = std::get_if<ApiError>(&v)) return ErrorReply(*e);
       view = std::get<ObjectStore::View>(v);
