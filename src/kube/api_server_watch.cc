@@ -73,13 +73,24 @@ http::Reply ApiServer::Watch(const Route& route, const http::Request& r) {
   http::Reply reply;
   reply.content_type = table ? kTableContentType : "application/json";
   const int store_id = route.store_id;
+  // The slot is given back when the stream ends, or when the reply is dropped without being
+  // streamed (the transport may never call it, e.g. when the client left first).
+  struct Slot {
+    std::atomic<int>* open;
+    std::atomic<bool> released{false};
+    void Release() {
+      if (!released.exchange(true)) open->fetch_sub(1);
+    }
+    ~Slot() { Release(); }
+  };
+  auto slot = std::make_shared<Slot>(&open_watches_);
   reply.stream = [this, filter, from, initial_items, expired, table, include, api_version,
-                  bookmarks, send_initial, timeout, store_id,
+                  bookmarks, send_initial, timeout, store_id, slot,
                   &res](const http::StreamWriter& write) {
-    struct Done {
-      std::atomic<int>* n;
-      ~Done() { n->fetch_sub(1); }
-    } done{&open_watches_};
+    struct EndOfStream {
+      Slot* slot;
+      ~EndOfStream() { slot->Release(); }
+    } end_of_stream{slot.get()};
     bool columns_sent = false;
     auto object_text = [&](const StoredObject& o) {
       if (!table) return o.json;
