@@ -51,7 +51,11 @@ std::string_view WatchEventName(WatchEventType type) {
   return "ADDED";
 }
 
-ObjectStore::ObjectStore(ObjectStoreOptions options) : options_(options) {}
+ObjectStore::ObjectStore(ObjectStoreOptions options) : options_(std::move(options)) {}
+
+Clock::time_point ObjectStore::Now() const {
+  return options_.clock ? options_.clock() : Clock::now();
+}
 
 int ObjectStore::AddResource(StoredResourceSpec spec) {
   resources_.push_back(std::move(spec));
@@ -87,7 +91,7 @@ std::vector<ObjectPtr> ObjectStore::Commit(std::vector<Change> changes) {
   std::vector<std::shared_ptr<Items>> next(resources_.size());
   std::vector<StoreEvent> events;
   events.reserve(changes.size());
-  const Clock::time_point now = Clock::now();
+  const Clock::time_point now = Now();
   for (size_t i = 0; i < changes.size(); ++i) {
     Change& c = changes[i];
     std::shared_ptr<Items>& items = next[c.resource];
@@ -148,7 +152,7 @@ std::variant<ObjectPtr, ApiError> ObjectStore::Update(int resource,
   StoreEvent e;
   e.resource = resource;
   e.previous = previous;
-  e.at = Clock::now();
+  e.at = Now();
   e.resource_version = next_rv_++;
   auto items = std::make_shared<Items>(*current);
   if (!object) {
@@ -182,8 +186,8 @@ void ObjectStore::Publish(std::vector<StoreEvent> events,
   changed_.notify_all();
 }
 
-void ObjectStore::Trim() {
-  const Clock::time_point cutoff = Clock::now() - options_.history_window;
+void ObjectStore::Trim() const {
+  const Clock::time_point cutoff = Now() - options_.history_window;
   while (!history_.empty() &&
          (history_.size() > options_.max_history_events || history_.front().at < cutoff)) {
     compacted_ = history_.front().resource_version;
@@ -207,6 +211,7 @@ std::variant<ObjectStore::View, ApiError> ObjectStore::SnapshotAt(int resource,
   std::vector<StoreEvent> undo;  // Copies: the history may be trimmed once the lock is gone.
   {
     std::lock_guard<std::mutex> read(read_mu_);
+    Trim();
     if (version > rv_)
       return ApiError::Timeout(
           fmt::format("Too large resource version: {}, current: {}", version, rv_));
@@ -245,6 +250,7 @@ ObjectPtr ObjectStore::Get(int resource, std::string_view ns, std::string_view n
 
 std::optional<ApiError> ObjectStore::CheckWatchable(int64_t from) const {
   std::lock_guard<std::mutex> read(read_mu_);
+  Trim();
   if (from < compacted_)
     return ApiError::Gone(fmt::format("too old resource version: {} ({})", from, compacted_ + 1));
   return std::nullopt;
@@ -254,6 +260,7 @@ bool ObjectStore::WaitForEvents(int64_t from, size_t max, Clock::time_point dead
                                 std::vector<StoreEvent>* out) const {
   std::unique_lock<std::mutex> lock(read_mu_);
   changed_.wait_until(lock, deadline, [&] { return closed_ || rv_ > from || from < compacted_; });
+  Trim();
   if (closed_ || from < compacted_) return false;
   if (rv_ <= from) return true;
   const size_t first = static_cast<size_t>(from + 1 - history_.front().resource_version);
@@ -276,11 +283,13 @@ bool ObjectStore::closed() const {
 
 int64_t ObjectStore::compacted() const {
   std::lock_guard<std::mutex> read(read_mu_);
+  Trim();
   return compacted_;
 }
 
 size_t ObjectStore::history_size() const {
   std::lock_guard<std::mutex> read(read_mu_);
+  Trim();
   return history_.size();
 }
 

@@ -88,6 +88,9 @@ struct ObjectStoreOptions {
   std::chrono::milliseconds history_window{std::chrono::minutes(5)};
   // ... and at most this many (a memory bound; older events are compacted as if expired).
   size_t max_history_events = 200000;
+  // The clock the history window is measured on; unset = std::chrono::steady_clock::now. Tests
+  // inject a fake one to age the history without sleeping.
+  std::function<std::chrono::steady_clock::time_point()> clock;
 };
 
 class ObjectStore {
@@ -160,7 +163,10 @@ class ObjectStore {
                    nlohmann::json object, int64_t rv) const;
   // Publishes `events` (already versioned) and new collections. Called with commit_mu_ held.
   void Publish(std::vector<StoreEvent> events, std::vector<std::shared_ptr<Items>> collections);
-  void Trim();  // read_mu_ held.
+  // Drops events older than the window. Also called by readers (read_mu_ held): etcd compacts
+  // on a timer, so an idle store's old versions expire without a write.
+  void Trim() const;
+  std::chrono::steady_clock::time_point Now() const;
 
   const ObjectStoreOptions options_;
   std::vector<StoredResourceSpec> resources_;
@@ -172,8 +178,8 @@ class ObjectStore {
   mutable std::condition_variable changed_;
   std::vector<std::shared_ptr<const Items>> collections_;  // Guarded by read_mu_.
   int64_t rv_ = 0;                                         // Guarded by read_mu_.
-  std::deque<StoreEvent> history_;                         // Guarded by read_mu_.
-  int64_t compacted_ = 0;                                  // Guarded by read_mu_.
+  mutable std::deque<StoreEvent> history_;                 // Guarded by read_mu_.
+  mutable int64_t compacted_ = 0;                          // Guarded by read_mu_.
   bool closed_ = false;                                    // Guarded by read_mu_.
 };
 
