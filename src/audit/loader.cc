@@ -26,6 +26,8 @@ class ObjectReader {
     if (!doc.IsDefined() || doc.IsNull()) return Status::Ok();
     if (!doc.IsMap()) return Err(doc, "", "expected an object (a mapping with kind)");
     const std::string kind = Str(doc, "kind");
+    ref_ = {};
+    ref_.kind = kind;
     if (kind == "List" || (kind.ends_with("List") && doc["items"])) {
       const YAML::Node items = doc["items"];
       if (!items) return Status::Ok();
