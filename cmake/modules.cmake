@@ -33,7 +33,7 @@ steward_module(kube DEPS http govern model)
 # The tenant isolation audit (steward audit tenancy): cluster objects in, findings out. Kueue and
 # Volcano objects are read by govern's importer.
 steward_module(audit DEPS govern model)
-steward_module(twin DEPS place govern model)
+steward_module(twin DEPS audit place govern model)
 # The built-in default scenario is examples/default.yaml, compiled into the binary so
 # `steward twin run` works from any directory. Editing the YAML re-runs the configure step.
 set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
