@@ -30,10 +30,10 @@ struct Finding {
   std::string id;  // The check's id, e.g. "sharing.timeslice-cross-tenant".
   Layer layer = Layer::kQuota;
   Severity severity = Severity::kWarning;
-  std::string tenant;                // "" when the finding is about no single tenant.
-  std::vector<ObjectRef> objects;    // The objects involved, the first is the one to fix.
-  std::string message;               // The evidence, with numbers.
-  std::string fix;                   // A kubectl command or a YAML patch.
+  std::string tenant;              // "" when the finding is about no single tenant.
+  std::vector<ObjectRef> objects;  // The objects involved, the first is the one to fix.
+  std::string message;             // The evidence, with numbers.
+  std::string fix;                 // A kubectl command or a YAML patch.
 };
 
 struct AuditOptions {

@@ -30,7 +30,7 @@ std::string_view SeverityName(Severity s) {
 
 Finding Check::Make(std::string tenant, std::vector<ObjectRef> objects, std::string message,
                     std::string fix) const {
-  return {std::string(id), layer,   severity, std::move(tenant), std::move(objects),
+  return {std::string(id),    layer,         severity, std::move(tenant), std::move(objects),
           std::move(message), std::move(fix)};
 }
 
@@ -55,8 +55,8 @@ const std::vector<Check>& AllChecks() {
        "CIS 5.1.1; kubescape C-0035; Polaris clusterrolebindingClusterAdmin",
        c::ClusterAdminBinding},
       {"rbac.create-pods-elsewhere", L::kRbac, S::kCritical,
-       "tenant subject can create pods outside its namespaces",
-       "CIS 5.1.4; kubescape C-0188", c::CreatePodsElsewhere},
+       "tenant subject can create pods outside its namespaces", "CIS 5.1.4; kubescape C-0188",
+       c::CreatePodsElsewhere},
       {"rbac.wildcard", L::kRbac, S::kWarning,
        "wildcard in a Role/ClusterRole granted to a tenant subject", "CIS 5.1.3; kubescape C-0187",
        c::WildcardRule},

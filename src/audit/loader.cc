@@ -97,9 +97,9 @@ class ObjectReader {
     const auto mark = n.Mark();
     std::string who = ref_.kind;
     if (!ref_.name.empty())
-      who += " " + (ref_.namespace_name.empty() ? ref_.name
-                                                : ref_.namespace_name + "/" + ref_.name);
-    std::string f = who.empty() ? std::string(field)
+      who +=
+          " " + (ref_.namespace_name.empty() ? ref_.name : ref_.namespace_name + "/" + ref_.name);
+    std::string f = who.empty()     ? std::string(field)
                     : field.empty() ? who
                                     : fmt::format("{}: {}", who, field);
     return MakeInputError(file_, mark.line + 1, mark.column + 1, f, what);
@@ -161,7 +161,8 @@ class ObjectReader {
         StringMap(n["matchLabels"], fmt::format("{}.matchLabels", field), &out->match_labels));
     const YAML::Node exprs = n["matchExpressions"];
     if (!exprs || exprs.IsNull()) return Status::Ok();
-    if (!exprs.IsSequence()) return Err(exprs, fmt::format("{}.matchExpressions", field), "expected a list");
+    if (!exprs.IsSequence())
+      return Err(exprs, fmt::format("{}.matchExpressions", field), "expected a list");
     for (size_t i = 0; i < exprs.size(); ++i) {
       const std::string f = fmt::format("{}.matchExpressions[{}]", field, i);
       govern::LabelRequirement r;
@@ -179,7 +180,8 @@ class ObjectReader {
   Status Quota(const YAML::Node& o, Meta m) {
     ResourceQuotaObject q{std::move(m), {}};
     const YAML::Node spec = o["spec"];
-    if (spec && spec.IsMap()) STEWARD_RETURN_IF_ERROR(Quantities(spec["hard"], "spec.hard", true, &q.hard));
+    if (spec && spec.IsMap())
+      STEWARD_RETURN_IF_ERROR(Quantities(spec["hard"], "spec.hard", true, &q.hard));
     set_->resource_quotas.push_back(std::move(q));
     return Status::Ok();
   }
@@ -192,7 +194,8 @@ class ObjectReader {
       for (size_t i = 0; i < rules.size(); ++i) {
         const std::string f = fmt::format("rules[{}]", i);
         PolicyRule pr;
-        STEWARD_RETURN_IF_ERROR(StringList(rules[i]["apiGroups"], f + ".apiGroups", &pr.api_groups));
+        STEWARD_RETURN_IF_ERROR(
+            StringList(rules[i]["apiGroups"], f + ".apiGroups", &pr.api_groups));
         STEWARD_RETURN_IF_ERROR(StringList(rules[i]["resources"], f + ".resources", &pr.resources));
         STEWARD_RETURN_IF_ERROR(StringList(rules[i]["verbs"], f + ".verbs", &pr.verbs));
         STEWARD_RETURN_IF_ERROR(
@@ -256,7 +259,8 @@ class ObjectReader {
           }
           if (const YAML::Node ns = peers[j]["namespaceSelector"]) {
             peer.namespace_selector.emplace();
-            STEWARD_RETURN_IF_ERROR(Selector(ns, f + ".namespaceSelector", &*peer.namespace_selector));
+            STEWARD_RETURN_IF_ERROR(
+                Selector(ns, f + ".namespaceSelector", &*peer.namespace_selector));
           }
           if (const YAML::Node ip = peers[j]["ipBlock"]) peer.ip_block = Str(ip, "cidr");
           rule.peers.push_back(std::move(peer));
@@ -282,8 +286,8 @@ class ObjectReader {
         return Err(spec["policyTypes"], "spec.policyTypes", "entries must be Ingress or Egress");
     // Kubernetes' default: Ingress always, Egress when egress rules are present.
     np.ingress_type = types.empty() || std::ranges::count(types, "Ingress") > 0;
-    np.egress_type = types.empty() ? static_cast<bool>(spec["egress"])
-                                   : std::ranges::count(types, "Egress") > 0;
+    np.egress_type =
+        types.empty() ? static_cast<bool>(spec["egress"]) : std::ranges::count(types, "Egress") > 0;
     STEWARD_RETURN_IF_ERROR(Rules(spec["ingress"], "spec.ingress", "from", &np.ingress));
     STEWARD_RETURN_IF_ERROR(Rules(spec["egress"], "spec.egress", "to", &np.egress));
     set_->network_policies.push_back(std::move(np));
@@ -351,8 +355,10 @@ class ObjectReader {
       ct.name = Str(c, "name");
       if (const YAML::Node r = c["resources"]; r && !r.IsNull()) {
         if (!r.IsMap()) return Err(r, f + ".resources", "expected a mapping");
-        STEWARD_RETURN_IF_ERROR(Quantities(r["requests"], f + ".resources.requests", false, &ct.requests));
-        STEWARD_RETURN_IF_ERROR(Quantities(r["limits"], f + ".resources.limits", false, &ct.limits));
+        STEWARD_RETURN_IF_ERROR(
+            Quantities(r["requests"], f + ".resources.requests", false, &ct.requests));
+        STEWARD_RETURN_IF_ERROR(
+            Quantities(r["limits"], f + ".resources.limits", false, &ct.limits));
       }
       if (const YAML::Node env = c["env"]; env && !env.IsNull()) {
         if (!env.IsSequence()) return Err(env, f + ".env", "expected a list");

@@ -143,8 +143,8 @@ struct PodDisruptionBudget {
 
 // One configuration of NVIDIA's device plugin (a key of its ConfigMap) that shares GPUs.
 struct DevicePluginConfig {
-  Meta meta;        // The ConfigMap.
-  std::string key;  // Data key: the name nodes select with nvidia.com/device-plugin.config.
+  Meta meta;             // The ConfigMap.
+  std::string key;       // Data key: the name nodes select with nvidia.com/device-plugin.config.
   std::string strategy;  // "time-slicing" | "mps".
   int replicas = 1;      // Largest replicas of its resources.
   bool fail_requests_greater_than_one = false;

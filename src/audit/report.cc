@@ -12,13 +12,13 @@ json FindingJson(const Finding& f) {
   json objects = json::array(), locations = json::array();
   for (const ObjectRef& o : f.objects) {
     objects.push_back(o.Id());
-    if (!o.file.empty()) locations.push_back({{"object", o.Id()}, {"file", o.file}, {"line", o.line}});
+    if (!o.file.empty())
+      locations.push_back({{"object", o.Id()}, {"file", o.file}, {"line", o.line}});
   }
-  return {{"id", f.id},          {"layer", LayerName(f.layer)},
-          {"severity", SeverityName(f.severity)},
-          {"tenant", f.tenant},  {"objects", objects},
-          {"message", f.message}, {"fix", f.fix},
-          {"locations", locations}};
+  return {
+      {"id", f.id},         {"layer", LayerName(f.layer)}, {"severity", SeverityName(f.severity)},
+      {"tenant", f.tenant}, {"objects", objects},          {"message", f.message},
+      {"fix", f.fix},       {"locations", locations}};
 }
 
 json FindingsJson(const AuditResult& r) {
@@ -52,7 +52,8 @@ std::string FindingsTable(const AuditResult& r) {
                        f.objects.empty() ? "-" : f.objects.front().Id());
     out << "    " << f.message << "\n";
     std::string fix = f.fix;
-    for (size_t i = 0; (i = fix.find('\n', i)) != std::string::npos; i += 9) fix.replace(i, 1, "\n        ");
+    for (size_t i = 0; (i = fix.find('\n', i)) != std::string::npos; i += 9)
+      fix.replace(i, 1, "\n        ");
     out << "    fix: " << fix << "\n";
   }
   return out.str();
@@ -69,7 +70,8 @@ json FindingsSarif(const AuditResult& r) {
          {"helpUri", fmt::format("docs/tenancy.md#{}", c.id)},
          {"defaultConfiguration",
           {{"level", c.severity == Severity::kCritical ? "error" : "warning"}}},
-         {"properties", {{"layer", LayerName(c.layer)}, {"tags", {"tenancy", LayerName(c.layer)}}}}});
+         {"properties",
+          {{"layer", LayerName(c.layer)}, {"tags", {"tenancy", LayerName(c.layer)}}}}});
   }
   json results = json::array();
   for (const Finding& f : r.findings) {
@@ -82,11 +84,13 @@ json FindingsSarif(const AuditResult& r) {
       if (o.file.empty()) continue;
       json region = json::object();
       if (o.line > 0) region["startLine"] = o.line;
-      locations.push_back({{"physicalLocation",
-                            {{"artifactLocation", {{"uri", o.file}}}, {"region", region}}}});
+      locations.push_back(
+          {{"physicalLocation", {{"artifactLocation", {{"uri", o.file}}}, {"region", region}}}});
     }
-    if (locations.empty()) locations.push_back({{"logicalLocations", logical}});
-    else locations[0]["logicalLocations"] = logical;
+    if (locations.empty())
+      locations.push_back({{"logicalLocations", logical}});
+    else
+      locations[0]["logicalLocations"] = logical;
     results.push_back({{"ruleId", f.id},
                        {"ruleIndex", rule_index},
                        {"level", f.severity == Severity::kCritical ? "error" : "warning"},

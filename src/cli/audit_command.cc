@@ -36,9 +36,10 @@ void RegisterAuditCommands(CLI::App& app) {
       "RBAC, NetworkPolicies, Nodes, Pods, PDBs, Kueue/Volcano objects, device plugin "
       "ConfigMaps (docs/tenancy.md)");
   tenancy->add_option("PATH", args->paths, "Files or directories (*.json, *.yaml, *.yml)");
-  tenancy->add_option("--tenant-label", args->tenant_label,
-                      "Namespace and node label naming the tenant (else a namespace's tenant is "
-                      "the ClusterQueue its LocalQueue points at)")
+  tenancy
+      ->add_option("--tenant-label", args->tenant_label,
+                   "Namespace and node label naming the tenant (else a namespace's tenant is "
+                   "the ClusterQueue its LocalQueue points at)")
       ->capture_default_str();
   auto* json = tenancy->add_flag("--json", args->json,
                                  "Print {findings: [{id, layer, severity, tenant, objects, "

@@ -769,7 +769,8 @@ Status ParseRoot(const Reader& r, const YAML::Node& root, Scenario* s) {
     s->tenancy.line = t.Mark().line + 1;
     const YAML::Node f = t["files"];
     if (!f || !f.IsSequence() || f.size() == 0)
-      return r.Error(f ? f : t, "tenancy.files", "must be a non-empty list of files or directories");
+      return r.Error(f ? f : t, "tenancy.files",
+                     "must be a non-empty list of files or directories");
     for (size_t i = 0; i < f.size(); ++i) {
       std::string file;
       STEWARD_RETURN_IF_ERROR(r.Scalar(f[i], fmt::format("tenancy.files[{}]", i), &file));

@@ -45,9 +45,9 @@ Result<audit::AuditResult> AuditScenarioTenancy(const Scenario& s, const model::
 std::string TenancyText(const audit::AuditResult& r) {
   int critical = 0;
   for (const auto& f : r.findings) critical += f.severity == audit::Severity::kCritical;
-  std::string out = fmt::format(
-      "\nTenant isolation ({} tenants, {} objects): {} findings, {} critical\n", r.tenants.size(),
-      r.objects, r.findings.size(), critical);
+  std::string out =
+      fmt::format("\nTenant isolation ({} tenants, {} objects): {} findings, {} critical\n",
+                  r.tenants.size(), r.objects, r.findings.size(), critical);
   for (const auto& f : r.findings)
     out += fmt::format("  {:<8} {:<34} {:<14} {}\n", audit::SeverityName(f.severity), f.id,
                        f.tenant.empty() ? "-" : f.tenant,
@@ -62,8 +62,9 @@ std::string TenancyHtml(const audit::AuditResult& r) {
       r.findings.size());
   for (const auto& f : r.findings)
     h += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-                     audit::SeverityName(f.severity), audit::LayerName(f.layer), model::HtmlEscape(f.id),
-                     model::HtmlEscape(f.tenant), f.objects.empty() ? "" : model::HtmlEscape(f.objects.front().Id()),
+                     audit::SeverityName(f.severity), audit::LayerName(f.layer),
+                     model::HtmlEscape(f.id), model::HtmlEscape(f.tenant),
+                     f.objects.empty() ? "" : model::HtmlEscape(f.objects.front().Id()),
                      model::HtmlEscape(f.message));
   return h + "</table>";
 }

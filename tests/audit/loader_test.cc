@@ -139,7 +139,8 @@ TEST(Loader, DirectoriesContributeTheirJsonAndYamlFiles) {
   fs::remove_all(dir);
   fs::create_directories(dir);
   std::ofstream(dir / "a.yaml") << "apiVersion: v1\nkind: Namespace\nmetadata: {name: a}\n";
-  std::ofstream(dir / "b.json") << R"({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "b"}})";
+  std::ofstream(dir / "b.json")
+      << R"({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "b"}})";
   std::ofstream(dir / "notes.txt") << "not an object";
   ObjectSet o;
   Status s = LoadPaths({dir.string()}, &o);

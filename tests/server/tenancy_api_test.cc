@@ -21,8 +21,8 @@ HttpReply Call(LiveTwin& live, const std::string& method, const std::string& bod
 }
 
 TEST(TenancyApi, ServesTheScenariosFindingsUnchangedAsTheTwinRuns) {
-  // Team a's namespace has no GPU quota object but the fifo-quota LocalQueue bounds it; it has
-  // no default-deny NetworkPolicy: one warning.
+  // Teams a and b are tenants through the fifo-quota LocalQueues (so their GPUs are bounded);
+  // neither namespace has a default-deny NetworkPolicy: one warning each.
   const std::string ns = twin::testing::WriteTempFile(
       "tenancy-ns.yaml", "apiVersion: v1\nkind: Namespace\nmetadata: {name: a}\n");
   auto live = MakeLive(testing::TwoNodeYaml() + "tenancy:\n  files: [" + ns + "]\n");
@@ -30,9 +30,10 @@ TEST(TenancyApi, ServesTheScenariosFindingsUnchangedAsTheTwinRuns) {
   ASSERT_EQ(first.status, 200) << first.body;
   const json j = json::parse(first.body);
   EXPECT_TRUE(j["enabled"]);
-  ASSERT_EQ(j["findings"].size(), 1u) << j.dump(2);
-  EXPECT_EQ(j["findings"][0]["id"], "network.no-default-deny");
+  ASSERT_EQ(j["findings"].size(), 2u) << j.dump(2);
+  for (const json& f : j["findings"]) EXPECT_EQ(f["id"], "network.no-default-deny");
   EXPECT_EQ(j["findings"][0]["tenant"], "a");
+  EXPECT_EQ(j["findings"][1]["tenant"], "b");
   EXPECT_EQ(j["summary"]["tenants"]["a"], json::array({"a"}));
   live->Step(Hours(2));
   EXPECT_EQ(Call(*live, "GET").body, first.body);

@@ -18,7 +18,8 @@ class TenancyScenario : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = fs::temp_directory_path() /
-           ("steward_twin_tenancy_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
+           ("steward_twin_tenancy_" +
+            std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
             ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
     fs::create_directories(dir_);
@@ -98,8 +99,9 @@ TEST_F(TenancyScenario, SectionErrorsNameTheField) {
 }
 
 TEST_F(TenancyScenario, ObjectFileErrorsNameScenarioFileLineAndField) {
-  Write("bad.yaml", "apiVersion: v1\nkind: ResourceQuota\nmetadata: {name: q, namespace: "
-                    "team-a}\nspec: {hard: {requests.nvidia.com/gpu: lots}}\n");
+  Write("bad.yaml",
+        "apiVersion: v1\nkind: ResourceQuota\nmetadata: {name: q, namespace: "
+        "team-a}\nspec: {hard: {requests.nvidia.com/gpu: lots}}\n");
   auto s = LoadScenario(Write("s.yaml", Scenario("tenancy:\n  files: [bad.yaml]\n")));
   ASSERT_TRUE(s.ok()) << s.status().message();
   auto twin = Twin::Create(*s);
@@ -107,8 +109,7 @@ TEST_F(TenancyScenario, ObjectFileErrorsNameScenarioFileLineAndField) {
   const std::string& m = twin.status().message();
   EXPECT_NE(m.find("s.yaml:"), std::string::npos) << m;
   EXPECT_NE(m.find("bad.yaml:4:"), std::string::npos) << m;
-  EXPECT_NE(m.find("ResourceQuota team-a/q: spec.hard.requests.nvidia.com/gpu"),
-            std::string::npos)
+  EXPECT_NE(m.find("ResourceQuota team-a/q: spec.hard.requests.nvidia.com/gpu"), std::string::npos)
       << m;
 }
 

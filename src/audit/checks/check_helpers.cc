@@ -14,8 +14,9 @@ bool IsGpuNode(const Node& n) {
 bool Admits(const Node& n, const std::vector<govern::Toleration>& tolerations) {
   for (const Taint& t : n.taints) {
     if (t.effect != "NoSchedule" && t.effect != "NoExecute") continue;
-    const bool tolerated = std::ranges::any_of(
-        tolerations, [&](const govern::Toleration& tol) { return tol.Tolerates(t.key, t.value, t.effect); });
+    const bool tolerated = std::ranges::any_of(tolerations, [&](const govern::Toleration& tol) {
+      return tol.Tolerates(t.key, t.value, t.effect);
+    });
     if (!tolerated) return false;
   }
   return true;
@@ -60,6 +61,12 @@ std::string Join(const std::vector<std::string>& v, std::string_view sep) {
     out += v[i];
   }
   return out;
+}
+
+std::string JoinFew(const std::vector<std::string>& v, size_t max) {
+  if (v.size() <= max) return Join(v);
+  std::vector<std::string> head(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(max));
+  return Join(head) + " and " + std::to_string(v.size() - max) + " more";
 }
 
 std::map<std::string, std::vector<Grant>> TenantGrants(const AuditContext& c) {

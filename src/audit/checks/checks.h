@@ -51,6 +51,8 @@ std::vector<std::string> KnownNamespaces(const ObjectSet& o);
 std::string SharingStrategy(const ObjectSet& o, const Node& n);
 // "a, b, c"
 std::string Join(const std::vector<std::string>& v, std::string_view sep = ", ");
+// "a, b, c and 97 more": node lists of a large pool stay readable in a message.
+std::string JoinFew(const std::vector<std::string>& v, size_t max = 8);
 
 // One RBAC grant: a rule of a role bound to a subject, and where it applies.
 struct Grant {

@@ -62,12 +62,13 @@ void NoDefaultDeny(const AuditContext& c, const Check& check, std::vector<Findin
 
 void DanglingPolicy(const AuditContext& c, const Check& check, std::vector<Finding>* out) {
   if (c.objects.pods.empty()) return;  // No pods in the input: cannot tell.
+  std::map<std::string, std::vector<const Pod*>> in_namespace;
+  for (const Pod& pod : c.objects.pods) in_namespace[pod.meta.ref.namespace_name].push_back(&pod);
   for (const NetworkPolicy& p : c.objects.network_policies) {
     if (SelectsAll(p.pod_selector)) continue;
     bool any = false;
-    for (const Pod& pod : c.objects.pods)
-      any |= pod.meta.ref.namespace_name == p.meta.ref.namespace_name &&
-             p.pod_selector.Matches(pod.meta.labels);
+    for (const Pod* pod : in_namespace[p.meta.ref.namespace_name])
+      any |= p.pod_selector.Matches(pod->meta.labels);
     if (any) continue;
     std::vector<std::string> sel;
     for (const auto& [k, v] : p.pod_selector.match_labels) sel.push_back(k + "=" + v);

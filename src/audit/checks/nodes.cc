@@ -25,7 +25,7 @@ void GpuPoolUntainted(const AuditContext& c, const Check& check, std::vector<Fin
         tenant, refs,
         fmt::format("{} GPU node(s) of tenant {}'s dedicated pool ({}={}) have no NoSchedule "
                     "taint: any tenant's pods can land there ({})",
-                    nodes.size(), tenant, label, tenant, Join(names)),
+                    nodes.size(), tenant, label, tenant, JoinFew(names)),
         fmt::format("kubectl taint nodes -l {}={} {}={}:NoSchedule   # and give the tenant's "
                     "pods (or its ResourceFlavor) the matching toleration",
                     label, tenant, label, tenant)));
@@ -33,19 +33,30 @@ void GpuPoolUntainted(const AuditContext& c, const Check& check, std::vector<Fin
 }
 
 void TolerationCrossesPool(const AuditContext& c, const Check& check, std::vector<Finding>* out) {
+  // Tainted nodes of dedicated pools grouped by (owner, taints): a pod's tolerations are
+  // matched once per group, not once per node.
+  std::map<std::pair<std::string, std::string>, std::vector<const Node*>> groups;
+  for (const Node& n : c.objects.nodes) {
+    const std::string& owner = c.tenants.OfNode(n.meta.ref.name);
+    if (owner.empty() || !HasHardTaint(n)) continue;
+    std::string signature;
+    for (const Taint& t : n.taints) signature += t.key + "=" + t.value + ":" + t.effect + ";";
+    groups[{owner, signature}].push_back(&n);
+  }
   for (const Pod& p : c.objects.pods) {
     const std::string& tenant = c.tenants.OfNamespace(p.meta.ref.namespace_name);
     if (tenant.empty() || p.tolerations.empty()) continue;
     std::map<std::string, std::vector<std::string>> reached;  // Other tenant -> nodes.
-    for (const Node& n : c.objects.nodes) {
-      const std::string& owner = c.tenants.OfNode(n.meta.ref.name);
-      if (owner.empty() || owner == tenant || !HasHardTaint(n)) continue;
-      bool selected = true;  // nodeSelector may keep the pod off the pool anyway.
-      for (const auto& [k, v] : p.node_selector) {
-        auto it = n.meta.labels.find(k);
-        selected &= it != n.meta.labels.end() && it->second == v;
+    for (const auto& [key, nodes] : groups) {
+      if (key.first == tenant || !Admits(*nodes.front(), p.tolerations)) continue;
+      for (const Node* n : nodes) {
+        bool selected = true;  // nodeSelector may keep the pod off the pool anyway.
+        for (const auto& [k, v] : p.node_selector) {
+          auto it = n->meta.labels.find(k);
+          selected &= it != n->meta.labels.end() && it->second == v;
+        }
+        if (selected) reached[key.first].push_back(n->meta.ref.name);
       }
-      if (selected && Admits(n, p.tolerations)) reached[owner].push_back(n.meta.ref.name);
     }
     for (const auto& [owner, nodes] : reached) {
       out->push_back(check.Make(
@@ -53,7 +64,7 @@ void TolerationCrossesPool(const AuditContext& c, const Check& check, std::vecto
           fmt::format("pod {}/{} of tenant {} tolerates the taints of tenant {}'s dedicated pool "
                       "and may be scheduled on {} node(s) ({})",
                       p.meta.ref.namespace_name, p.meta.ref.name, tenant, owner, nodes.size(),
-                      Join(nodes)),
+                      JoinFew(nodes)),
           fmt::format("remove the broad toleration from the workload's pod template (an empty "
                       "key with operator Exists, or {}={}) and keep only {}={}:NoSchedule",
                       c.tenants.label(), owner, c.tenants.label(), tenant)));
@@ -92,8 +103,8 @@ void FlavorReachesOtherPool(const AuditContext& c, const Check& check, std::vect
              {"ResourceFlavor", "", f->name, f->source.file, f->source.line}},
             fmt::format("ClusterQueue {} (tenant {}) admits onto ResourceFlavor {} whose node "
                         "labels [{}] reach {} node(s) of tenant {}'s dedicated pool ({})",
-                        cq.name, Join({owners.begin(), owners.end()}, ","), f->name,
-                        Join(labels), nodes.size(), pool, Join(nodes)),
+                        cq.name, Join({owners.begin(), owners.end()}, ","), f->name, Join(labels),
+                        nodes.size(), pool, JoinFew(nodes)),
             fmt::format("kubectl patch resourceflavor {} --type merge -p "
                         "'{{\"spec\":{{\"nodeLabels\":{{\"{}\":\"{}\"}}}}}}'   # a flavor per "
                         "tenant pool",

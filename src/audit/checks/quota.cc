@@ -103,8 +103,8 @@ void PoolOvercommitted(const AuditContext& c, const Check& check, std::vector<Fi
     const std::string what = pool.empty() ? "the shared GPU pool" : "tenant " + pool + "'s pool";
     out->push_back(check.Make(
         pool, pool_refs[pool],
-        fmt::format("ResourceQuotas of {} allow requests.{} = {} but the pool has {} GPUs",
-                    what, kGpu, quota, gpus),
+        fmt::format("ResourceQuotas of {} allow requests.{} = {} but the pool has {} GPUs", what,
+                    kGpu, quota, gpus),
         fmt::format("lower requests.{} so the namespaces placed on {} sum to at most {} "
                     "(kubectl -n NS edit resourcequota NAME)",
                     kGpu, what, gpus)));

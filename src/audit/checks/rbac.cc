@@ -50,8 +50,8 @@ void ClusterAdminBinding(const AuditContext& c, const Check& check, std::vector<
   PerBinding(
       c, check, out, [](const std::string&, const Grant& g) { return IsClusterAdmin(g); },
       [&](const std::string& s, const Grant& g) {
-        return fmt::format("{} (tenant {}) is bound to cluster-admin by {} {}: full control {}",
-                           s, Tenants(c, s), g.binding->meta.ref.kind, g.binding->meta.ref.name,
+        return fmt::format("{} (tenant {}) is bound to cluster-admin by {} {}: full control {}", s,
+                           Tenants(c, s), g.binding->meta.ref.kind, g.binding->meta.ref.name,
                            Scope(g));
       },
       [](const std::string&, const Grant& g) {
@@ -92,11 +92,11 @@ void WildcardRule(const AuditContext& c, const Check& check, std::vector<Finding
         return star(g.rule->verbs) || star(g.rule->resources) || star(g.rule->api_groups);
       },
       [&](const std::string& s, const Grant& g) {
-        return fmt::format("{} {} grants apiGroups [{}] resources [{}] verbs [{}] to {} (tenant "
-                           "{}) {}",
-                           g.role->meta.ref.kind, g.role->meta.ref.name, Join(g.rule->api_groups),
-                           Join(g.rule->resources), Join(g.rule->verbs), s, Tenants(c, s),
-                           Scope(g));
+        return fmt::format(
+            "{} {} grants apiGroups [{}] resources [{}] verbs [{}] to {} (tenant "
+            "{}) {}",
+            g.role->meta.ref.kind, g.role->meta.ref.name, Join(g.rule->api_groups),
+            Join(g.rule->resources), Join(g.rule->verbs), s, Tenants(c, s), Scope(g));
       },
       [](const std::string&, const Grant& g) {
         const auto& r = g.role->meta.ref;
@@ -119,10 +119,11 @@ void EscalationVerbs(const AuditContext& c, const Check& check, std::vector<Find
   PerBinding(
       c, check, out, [&](const std::string&, const Grant& g) { return !explicit_verbs(g).empty(); },
       [&](const std::string& s, const Grant& g) {
-        return fmt::format("{} (tenant {}) is granted [{}] on [{}] {} by {} {}: it can raise its "
-                           "own rights",
-                           s, Tenants(c, s), Join(explicit_verbs(g)), Join(g.rule->resources),
-                           Scope(g), g.role->meta.ref.kind, g.role->meta.ref.name);
+        return fmt::format(
+            "{} (tenant {}) is granted [{}] on [{}] {} by {} {}: it can raise its "
+            "own rights",
+            s, Tenants(c, s), Join(explicit_verbs(g)), Join(g.rule->resources), Scope(g),
+            g.role->meta.ref.kind, g.role->meta.ref.name);
       },
       [](const std::string&, const Grant& g) {
         const auto& r = g.role->meta.ref;
@@ -157,10 +158,11 @@ void QuotaSelfService(const AuditContext& c, const Check& check, std::vector<Fin
       c, check, out,
       [&](const std::string&, const Grant& g) { return !IsClusterAdmin(g) && !what(g).empty(); },
       [&](const std::string& s, const Grant& g) {
-        return fmt::format("{} (tenant {}) can change [{}] {} through {} {}: a tenant that can "
-                           "change its own quota or nodes",
-                           s, Tenants(c, s), Join(what(g)), Scope(g), g.role->meta.ref.kind,
-                           g.role->meta.ref.name);
+        return fmt::format(
+            "{} (tenant {}) can change [{}] {} through {} {}: a tenant that can "
+            "change its own quota or nodes",
+            s, Tenants(c, s), Join(what(g)), Scope(g), g.role->meta.ref.kind,
+            g.role->meta.ref.name);
       },
       [](const std::string&, const Grant& g) {
         const auto& r = g.role->meta.ref;

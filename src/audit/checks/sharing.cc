@@ -17,14 +17,18 @@ bool UsesGpu(const Pod& p) {
 
 void CrossTenant(const AuditContext& c, const Check& check, std::string_view strategy,
                  std::string_view consequence, std::vector<Finding>* out) {
+  // Pods by node once: O(nodes + pods), not their product.
+  std::map<std::string, std::vector<const Pod*>> on_node;
+  for (const Pod& p : c.objects.pods)
+    if (!p.node_name.empty() && UsesGpu(p) && p.phase != "Succeeded" && p.phase != "Failed")
+      on_node[p.node_name].push_back(&p);
   for (const Node& n : c.objects.nodes) {
-    if (SharingStrategy(c.objects, n) != strategy) continue;
+    auto pods = on_node.find(n.meta.ref.name);
+    if (pods == on_node.end() || SharingStrategy(c.objects, n) != strategy) continue;
     std::map<std::string, std::vector<const Pod*>> by_tenant;
-    for (const Pod& p : c.objects.pods) {
-      if (p.node_name != n.meta.ref.name || !UsesGpu(p)) continue;
-      if (p.phase == "Succeeded" || p.phase == "Failed") continue;
-      const std::string& t = c.tenants.OfNamespace(p.meta.ref.namespace_name);
-      if (!t.empty()) by_tenant[t].push_back(&p);
+    for (const Pod* p : pods->second) {
+      const std::string& t = c.tenants.OfNamespace(p->meta.ref.namespace_name);
+      if (!t.empty()) by_tenant[t].push_back(p);
     }
     if (by_tenant.size() < 2) continue;
     std::vector<ObjectRef> refs = {n.meta.ref};
