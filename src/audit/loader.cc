@@ -56,6 +56,13 @@ class ObjectReader {
     ref_.file = std::string(file_);
     ref_.line = o.Mark().line + 1;
     if (ref_.name.empty()) return Err(meta ? meta : o, "metadata.name", "required");
+    // Manifests may leave the namespace out; the API server puts namespaced objects in default.
+    static constexpr std::string_view kNamespaced[] = {
+        "Pod",         "ResourceQuota", "LimitRange",          "Role",
+        "RoleBinding", "NetworkPolicy", "PodDisruptionBudget", "ConfigMap"};
+    if (ref_.namespace_name.empty() && std::find(std::begin(kNamespaced), std::end(kNamespaced),
+                                                 ref_.kind) != std::end(kNamespaced))
+      ref_.namespace_name = "default";
 
     if (group == "kueue.x-k8s.io" || group == "scheduling.volcano.sh") {
       if (ref_.kind == "Workload" || ref_.kind == "AdmissionCheck" || ref_.kind == "Topology" ||
@@ -322,7 +329,6 @@ class ObjectReader {
   Status PodDoc(const YAML::Node& o, Meta m) {
     Pod p;
     p.meta = std::move(m);
-    if (p.meta.ref.namespace_name.empty()) p.meta.ref.namespace_name = "default";
     const YAML::Node spec = o["spec"];
     if (!spec || !spec.IsMap()) return Err(spec ? spec : o, "spec", "required, a mapping");
     p.node_name = Str(spec, "nodeName");

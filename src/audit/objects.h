@@ -162,7 +162,7 @@ struct ObjectSet {
   std::vector<PodDisruptionBudget> pdbs;
   std::vector<DevicePluginConfig> device_plugin_configs;
   govern::Policy policy;  // Kueue and Volcano objects.
-  // Objects read but not used by any check (kind, count), and other notes for the report.
+  // Objects read but not used by any check: kind -> count.
   std::map<std::string, int> ignored_kinds;
 
   const Role* FindRole(const std::string& kind, const std::string& namespace_name,

@@ -67,7 +67,7 @@ json FindingsSarif(const AuditResult& r) {
          {"name", c.id},
          {"shortDescription", {{"text", c.title}}},
          {"fullDescription", {{"text", fmt::format("{} (anchor: {})", c.title, c.anchor)}}},
-         {"helpUri", fmt::format("docs/tenancy.md#{}", c.id)},
+         {"help", {{"text", fmt::format("Steward docs/tenancy.md, section {}", c.id)}}},
          {"defaultConfiguration",
           {{"level", c.severity == Severity::kCritical ? "error" : "warning"}}},
          {"properties",
@@ -101,11 +101,7 @@ json FindingsSarif(const AuditResult& r) {
   return {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
           {"version", "2.1.0"},
           {"runs",
-           {{{"tool",
-              {{"driver",
-                {{"name", "steward-audit-tenancy"},
-                 {"informationUri", "docs/tenancy.md"},
-                 {"rules", rules}}}}},
+           {{{"tool", {{"driver", {{"name", "steward-audit-tenancy"}, {"rules", rules}}}}},
              {"results", results}}}}};
 }
 

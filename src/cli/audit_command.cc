@@ -63,6 +63,10 @@ void RegisterAuditCommands(CLI::App& app) {
       std::cerr << "steward audit tenancy: " << fail_on.status().message() << "\n";
       Fail(kExitBadInput);
     }
+    if (args->tenant_label.empty()) {
+      std::cerr << "steward audit tenancy: --tenant-label must not be empty\n";
+      Fail(kExitBadInput);
+    }
     if (args->paths.empty()) {
       std::cerr << "steward audit tenancy: give at least one FILE or DIR (kubectl get ... -A "
                    "-o json > cluster.json)\n";

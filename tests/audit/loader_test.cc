@@ -83,6 +83,25 @@ data:
   EXPECT_TRUE(o.device_plugin_configs[1].fail_requests_greater_than_one);
 }
 
+TEST(Loader, NamespacedObjectsWithoutANamespaceAreInDefault) {
+  const std::string yaml = R"(apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: b}
+roleRef: {kind: Role, name: r}
+subjects: [{kind: ServiceAccount, name: bot}]
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: ns}
+)";
+  ObjectSet o;
+  ASSERT_TRUE(ParseObjects(yaml, "rb.yaml", &o).ok());
+  ASSERT_EQ(o.bindings.size(), 1u);
+  EXPECT_EQ(o.bindings[0].meta.ref.namespace_name, "default");
+  EXPECT_EQ(o.bindings[0].subjects[0].namespace_name, "default");  // The binding's namespace.
+  EXPECT_EQ(o.namespaces[0].meta.ref.namespace_name, "");          // Cluster-scoped.
+}
+
 struct BadInput {
   std::string name;
   std::string text;
