@@ -12,6 +12,16 @@ trap cleanup EXIT
 fail() { echo "FAIL: $*" >&2; cat "$tmp/log" >&2 2>/dev/null || true; exit 1; }
 ex=examples/tenancy
 
+"$bin" twin validate "$ex/scenario.yaml" | grep -q "tenancy findings" || fail "validate skips tenancy"
+# A malformed tenancy object fails validate and run, naming the scenario, the file, line, field.
+mkdir -p "$tmp/bad"
+cp -r "$ex/cluster" "$ex/kueue-twin.yaml" "$ex/scenario.yaml" "$tmp/bad/"
+printf 'apiVersion: v1\nkind: Namespace\nmetadata: {}\n' >"$tmp/bad/cluster/namespaces.yaml"
+for cmd in validate run; do
+  rc=0; "$bin" twin $cmd "$tmp/bad/scenario.yaml" >/dev/null 2>"$tmp/bad.err" || rc=$?
+  [ "$rc" != 0 ] && grep -q "scenario.yaml:[0-9]*: tenancy: .*namespaces.yaml:3:11: Namespace: metadata.name: required" "$tmp/bad.err" \
+    || fail "twin $cmd with a bad tenancy object: exit $rc: $(cat "$tmp/bad.err")"
+done
 "$bin" twin run "$ex/scenario.yaml" --json >"$tmp/report.json"
 "$bin" twin run "$ex/scenario.yaml" --html "$tmp/report.html" >"$tmp/report.txt"
 grep -q "Tenant isolation" "$tmp/report.txt" || fail "text report has no tenancy section"
