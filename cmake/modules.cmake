@@ -1,7 +1,7 @@
 # Steward's modules, lowest first. Dependencies point one way:
 #   model <- place, govern <- twin <- telemetry <- health <- server <- cli; cost <- server;
 #   model <- store <- health, cost, cli (SQLite stores: remediation state, event log, ledger);
-#   twin <- reclaim <- cli
+#   twin <- reclaim <- cli; govern <- audit <- twin (tenancy findings of a scenario)
 # Each module is declared once here with its DEPS; a module may exist before its code does.
 # Every module the CLI links is listed in STEWARD_CLI_DEPS.
 steward_module(model)
@@ -30,7 +30,10 @@ target_link_libraries(steward_http PUBLIC steward_httplib OpenSSL::Crypto)
 # The Kubernetes codec both sides share: objects <-> JSON, selectors, patches, the versioned
 # object store with its watch history, and a transport-neutral API request handler.
 steward_module(kube DEPS http govern model)
-steward_module(twin DEPS place govern model)
+# The tenant isolation audit (steward audit tenancy): cluster objects in, findings out. Kueue and
+# Volcano objects are read by govern's importer.
+steward_module(audit DEPS govern model)
+steward_module(twin DEPS audit place govern model)
 # The built-in default scenario is examples/default.yaml, compiled into the binary so
 # `steward twin run` works from any directory. Editing the YAML re-runs the configure step.
 set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
@@ -64,4 +67,4 @@ steward_module(server DEPS http twin telemetry health model)
 # to objects, the backend that applies API writes to the twin, the listener.
 steward_module(kubefront DEPS server kube health twin govern model)
 include(${PROJECT_SOURCE_DIR}/cmake/dashboard.cmake)
-set(STEWARD_CLI_DEPS kubefront server diagnose reclaim twin place govern telemetry health cost store model)
+set(STEWARD_CLI_DEPS kubefront server diagnose reclaim twin audit place govern telemetry health cost store model)

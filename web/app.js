@@ -198,6 +198,35 @@ function renderRemediation(o) {
       : '<span class="chip">none</span>') + ` &middot; tickets filed ${fmtInt(o.tickets)}`;
 }
 
+// Tenant isolation findings: static for a run (audited when the twin starts), so fetched once.
+// The panel stays hidden when the scenario has no tenancy section.
+function renderTenancy(t) {
+  const panel = $("#tenancy-panel");
+  panel.hidden = !t.enabled;
+  if (!t.enabled) return;
+  const s = t.summary;
+  $("#tenancy-summary").innerHTML =
+    `<span class="chip sev-critical">critical: ${s.critical}</span>` +
+    `<span class="chip sev-warning">warning: ${s.warning}</span>` +
+    Object.entries(s.tenants).map(([name, ns]) =>
+      `<span class="chip" data-tenant="${esc(name)}">${esc(name)}: ${ns.map(esc).join(", ")}</span>`).join("");
+  $("#tenancy tbody").innerHTML = t.findings.length
+    ? t.findings.map((f) => `<tr data-check="${esc(f.id)}" class="sev-${esc(f.severity)}">` +
+        `<td>${esc(f.severity)}</td><td>${esc(f.layer)}</td><td>${esc(f.id)}</td>` +
+        `<td>${esc(f.tenant || "\u2013")}</td><td>${esc(f.objects[0] || "")}</td>` +
+        `<td class="finding">${esc(f.message)}<div class="fix">${esc(f.fix)}</div></td></tr>`).join("")
+    : '<tr><td colspan="6">No findings</td></tr>';
+}
+
+async function loadTenancy() {
+  try {
+    renderTenancy(await api("/api/tenancy"));
+  } catch (e) {
+    $("#tenancy-panel").hidden = false;
+    $("#tenancy-summary").textContent = "tenancy: " + e.message;
+  }
+}
+
 // ---- Polling ---------------------------------------------------------------------------------
 
 let inFlight = false;
@@ -295,5 +324,6 @@ function wire() {
 }
 
 wire();
+loadTenancy();
 refresh();
 setInterval(refresh, POLL_MS);

@@ -25,5 +25,7 @@ void RegisterMetricsServeCommands(CLI::App& app);
 void RegisterHealthCommands(CLI::App& app);
 void RegisterPolicyCommands(CLI::App& app);
 void RegisterServeCommands(CLI::App& app);
+// `audit tenancy` (cli/audit_command.cc).
+void RegisterAuditCommands(CLI::App& app);
 
 }  // namespace steward::cli

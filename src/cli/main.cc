@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
   steward::cli::RegisterHealthCommands(app);
   steward::cli::RegisterPolicyCommands(app);
   steward::cli::RegisterServeCommands(app);
+  steward::cli::RegisterAuditCommands(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -14,6 +14,8 @@
 #include "cost/window.h"
 #include "twin/node_list_export.h"
 #include "twin/scenario.h"
+#include "twin/scenario_policy.h"
+#include "twin/tenancy.h"
 #include "twin/twin.h"
 
 namespace steward::cli {
@@ -174,9 +176,20 @@ void Validate(const std::string& path) {
       std::cerr << "steward: " << c.status().message() << "\n";
       Fail();
     }
-    std::cout << fmt::format("{}: ok ({} GPUs on {} nodes, {} teams, {} generators, {} traces)\n",
+    std::string tenancy;
+    if (s->tenancy.enabled()) {
+      // The tenancy objects must read too (file, line and field on error).
+      Result<govern::Policy> policy = twin::ScenarioPolicy(*s);
+      auto audit = twin::AuditScenarioTenancy(*s, *c, policy.ok() ? *policy : govern::Policy{});
+      if (!audit.ok()) {
+        std::cerr << "steward: " << audit.status().message() << "\n";
+        Fail();
+      }
+      tenancy = fmt::format(", {} tenancy findings", audit->findings.size());
+    }
+    std::cout << fmt::format("{}: ok ({} GPUs on {} nodes, {} teams, {} generators, {} traces{})\n",
                              path, c->total_gpus(), c->nodes().size(), s->teams.size(),
-                             s->generators.size(), s->traces.size());
+                             s->generators.size(), s->traces.size(), tenancy);
     return;
   }
   std::cerr << "steward: " << s.status().message() << "\n";

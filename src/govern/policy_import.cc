@@ -797,6 +797,15 @@ Status ImportYaml(std::string_view text, std::string_view file, Policy* policy) 
   return Status::Ok();
 }
 
+Status ImportDocument(const YAML::Node& doc, std::string_view file, Policy* policy) {
+  Parser parser(file, policy);
+  try {
+    return parser.Document(doc);
+  } catch (const YAML::Exception& e) {
+    return MakeInputError(file, e.mark.line + 1, e.mark.column + 1, "yaml", e.msg);
+  }
+}
+
 Status ValidatePolicy(Policy* p) {
   STEWARD_RETURN_IF_ERROR(CheckUnique<ResourceFlavor>(
       p->flavors, "ResourceFlavor", [](const ResourceFlavor& x) { return x.name; }));

@@ -21,11 +21,20 @@
 #include "govern/policy.h"
 #include "model/status.h"
 
+namespace YAML {
+class Node;
+}
+
 namespace steward::govern {
 
 // Parses `text` (one or more YAML documents) and appends its objects to `policy`. `file` only
 // names the source in messages. Does not run cross-document validation (ValidatePolicy).
 Status ImportYaml(std::string_view text, std::string_view file, Policy* policy);
+
+// Imports one already-parsed document with the same rules as ImportYaml (for readers that
+// meet Kueue/Volcano objects inside other input, e.g. the items of `kubectl get -o yaml`'s
+// `kind: List`). Positions come from the node's marks; `file` names the source.
+Status ImportDocument(const YAML::Node& doc, std::string_view file, Policy* policy);
 
 // Reads and imports every file, then validates the whole policy.
 Result<Policy> ImportPolicyFiles(const std::vector<std::string>& files);

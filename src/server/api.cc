@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "audit/report.h"
 #include "model/xid_catalog.h"
 #include "server/dashboard_assets.h"
 #include "server/metrics.h"
@@ -506,6 +507,15 @@ HttpReply PostRackFault(LiveTwin& live, const HttpRequest& r, const std::string&
   return Reply(s, {{"rack", rack}, {"xid", *xid}, {"nodes", nodes}});
 }
 
+// GET /api/tenancy: the scenario's tenant isolation findings (static for a run), in the shape
+// of `steward audit tenancy --json`, plus "enabled" (false without a tenancy section).
+json TenancyJson(const audit::AuditResult* tenancy) {
+  if (!tenancy) return {{"enabled", false}, {"findings", json::array()}};
+  json j = audit::FindingsJson(*tenancy);
+  j["enabled"] = true;
+  return j;
+}
+
 // Splits "/api/a/b" into {"a", "b"}.
 std::vector<std::string> Segments(std::string_view path) {
   std::vector<std::string> out;
@@ -560,6 +570,11 @@ HttpReply HandleApi(LiveTwin& live, const HttpRequest& r, const std::vector<std:
       return JsonReply(IncidentsJson(s));
     }
     if (what == "cost") return get ? GetCost(s, p) : MethodNotAllowed(r, "GET");
+    if (what == "tenancy") {
+      if (!get) return MethodNotAllowed(r, "GET");
+      API_CHECK_PARAMS(p);
+      return JsonReply(TenancyJson(live.tenancy()));
+    }
     if (what == "timeseries") return get ? GetTimeseries(s, p) : MethodNotAllowed(r, "GET");
   }
   if (seg.size() == 3 && what == "nodes") {

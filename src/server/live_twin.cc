@@ -7,6 +7,7 @@ namespace steward::server {
 LiveTwin::LiveTwin(std::unique_ptr<twin::Twin> twin, LiveTwinOptions options)
     : twin_(std::move(twin)),
       options_(std::move(options)),
+      tenancy_(twin_->tenancy()),
       series_(std::make_shared<std::vector<SeriesPoint>>()) {
   const size_t teams = twin_->scenario().teams.size();
   const size_t models = twin_->cluster().gpu_models().size();

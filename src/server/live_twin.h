@@ -15,6 +15,7 @@
 #include <future>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -79,6 +80,9 @@ class LiveTwin {
   void AddObserver(std::function<void(const twin::Twin&)> observer);
 
   const LiveTwinOptions& options() const { return options_; }
+  // The scenario's tenant isolation audit (twin/tenancy.h), copied when the twin was handed
+  // over: immutable, any thread. Null when the scenario has no tenancy section.
+  const audit::AuditResult* tenancy() const { return tenancy_ ? &*tenancy_ : nullptr; }
   // How the snapshot's dcgm_records are rendered (immutable; any thread). Null when off.
   const telemetry::DcgmWriterOptions* dcgm_writer() const {
     return exporter_ ? &exporter_->writer_options() : nullptr;
@@ -95,6 +99,7 @@ class LiveTwin {
 
   std::unique_ptr<twin::Twin> twin_;
   const LiveTwinOptions options_;
+  const std::optional<audit::AuditResult> tenancy_;
 
   // Simulation-thread state.
   std::shared_ptr<std::vector<SeriesPoint>> series_;

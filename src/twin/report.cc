@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include "audit/report.h"
 #include "model/text.h"
+#include "twin/tenancy.h"
 
 namespace steward::twin {
 
@@ -272,6 +274,7 @@ nlohmann::json ToJson(const Report& r) {
                       {"peak_share", R(a.peak_share)},
                       {"hours_over", R(a.hours_over, 2)}});
   j["tenant_alerts"] = alerts;
+  if (r.tenancy) j["tenancy"] = audit::FindingsJson(*r.tenancy);
   j["scheduler"] = ToJson(r.scheduler);
   json by_team = json::object(), usage = json::object();
   for (const auto& [team, u] : r.teams) {
@@ -429,6 +432,7 @@ std::string ToText(const Report& r) {
   for (const auto& [team, p] : r.queue_wait_seconds_by_team)
     out +=
         fmt::format("  {:<30} {:7d} {:8.0f} {:8.0f} {:8.0f}\n", team, p.count, p.p50, p.p95, p.p99);
+  if (r.tenancy) out += TenancyText(*r.tenancy);
   out += fmt::format("\n{} events\n", r.events);
   return out;
 }
@@ -641,6 +645,7 @@ std::string ToHtml(const Report& r) {
                        model::HtmlEscape(v));
     h += "</table>\n";
   }
+  if (r.tenancy) h += TenancyHtml(*r.tenancy) + "\n";
   h += fmt::format(
       "<p>{} events &middot; {} workloads submitted, {} completed, {} interruptions ({:.0f} "
       "GPU-hours lost)</p>",

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "audit/check.h"
+
 namespace steward::twin {
 
 struct Percentiles {
@@ -242,6 +244,8 @@ struct Report {
   ReclaimReport reclaim;
   SchedulerReport scheduler;
   std::vector<TimePoint> series;
+  // The scenario's tenant isolation audit (twin/tenancy.h); absent without a tenancy section.
+  std::optional<audit::AuditResult> tenancy;
 };
 
 nlohmann::json ToJson(const Report& report);

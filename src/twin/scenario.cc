@@ -661,7 +661,8 @@ Status ParseRoot(const Reader& r, const YAML::Node& root, Scenario* s) {
   STEWARD_RETURN_IF_ERROR(
       r.CheckKeys(root, "",
                   {"name", "seed", "horizon_days", "sample_minutes", "cluster", "teams",
-                   "generators", "traces", "policies", "faults", "remediation", "reclaim"}));
+                   "generators", "traces", "policies", "faults", "remediation", "reclaim",
+                   "tenancy"}));
   STEWARD_RETURN_IF_ERROR(r.Get(root, "name", "", &s->name));
   STEWARD_RETURN_IF_ERROR(r.Get(root, "seed", "", &s->seed));
   STEWARD_RETURN_IF_ERROR(r.Get(root, "horizon_days", "", &s->horizon_days));
@@ -763,6 +764,22 @@ Status ParseRoot(const Reader& r, const YAML::Node& root, Scenario* s) {
   if (YAML::Node m = root["remediation"])
     STEWARD_RETURN_IF_ERROR(ParseRemediation(r, m, &s->remediation));
   if (YAML::Node m = root["reclaim"]) STEWARD_RETURN_IF_ERROR(ParseReclaim(r, m, &s->reclaim));
+  if (YAML::Node t = root["tenancy"]) {
+    STEWARD_RETURN_IF_ERROR(r.CheckKeys(t, "tenancy", {"files", "tenant_label"}));
+    s->tenancy.line = t.Mark().line + 1;
+    const YAML::Node f = t["files"];
+    if (!f || !f.IsSequence() || f.size() == 0)
+      return r.Error(f ? f : t, "tenancy.files",
+                     "must be a non-empty list of files or directories");
+    for (size_t i = 0; i < f.size(); ++i) {
+      std::string file;
+      STEWARD_RETURN_IF_ERROR(r.Scalar(f[i], fmt::format("tenancy.files[{}]", i), &file));
+      s->tenancy.files.push_back(file);
+    }
+    STEWARD_RETURN_IF_ERROR(r.Get(t, "tenant_label", "tenancy", &s->tenancy.tenant_label));
+    if (s->tenancy.tenant_label.empty())
+      return r.Error(t["tenant_label"], "tenancy.tenant_label", "must not be empty");
+  }
   return Status::Ok();
 }
 
@@ -895,6 +912,8 @@ Result<Scenario> ParseScenario(std::string_view yaml_text, std::string_view sour
     if (t.path.is_relative() && source != "<default>") t.path = base / t.path;
   for (auto& g : s.policies.governance)
     if (g.is_relative() && source != "<default>") g = base / g;
+  for (auto& f : s.tenancy.files)
+    if (f.is_relative() && source != "<default>") f = base / f;
   if (!s.alibaba_nodes.empty() && s.alibaba_nodes.is_relative() && source != "<default>")
     s.alibaba_nodes = base / s.alibaba_nodes;
   return s;

@@ -253,6 +253,19 @@ struct ReclaimSpec {
   std::map<std::string, std::string> exempt_labels = {{"steward.io/reclaim-exempt", "true"}};
 };
 
+// Tenancy objects audited with the twin (docs/tenancy.md, "In the twin"): what `kubectl get
+// -A -o yaml|json` prints for the tenants' namespaces, RBAC, NetworkPolicies, quotas, pods and
+// device plugin configs. The twin adds its own nodes (pool labels and taints) unless the files
+// hold Nodes, and its own Kueue policy (the governance files, or the fifo-quota teams as
+// ClusterQueues/LocalQueues) unless the files hold ClusterQueues. The findings are in the
+// report ("tenancy") and on the dashboard (/api/tenancy).
+struct TenancySpec {
+  std::vector<std::filesystem::path> files;  // Relative to the scenario; files or directories.
+  std::string tenant_label = "steward.io/tenant";
+  int line = 0;  // Where the section was written (0 = absent).
+  bool enabled() const { return line > 0; }
+};
+
 struct Scenario {
   std::string name = "scenario";
   std::string source;  // File the scenario came from (for messages and reports).
@@ -271,6 +284,7 @@ struct Scenario {
   FaultSpec faults;
   RemediationSpec remediation;
   ReclaimSpec reclaim;
+  TenancySpec tenancy;
 
   int FindTeam(std::string_view name) const;
 };

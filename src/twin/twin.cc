@@ -8,6 +8,8 @@
 
 #include "govern/policy_io.h"
 #include "place/mig.h"
+#include "twin/scenario_policy.h"
+#include "twin/tenancy.h"
 #include "twin/trace.h"
 
 namespace steward::twin {
@@ -74,6 +76,17 @@ Result<std::unique_ptr<Twin>> Twin::Create(Scenario scenario, const TwinOptions&
                                    "files or --policy");
   } else {
     STEWARD_ASSIGN_OR_RETURN(t->admitter_, NewAdmitter(s.policies.admission, quota));
+  }
+  if (s.tenancy.enabled()) {
+    // The audit sees the policy the twin admits with: the governance files, else the
+    // fifo-quota teams as Kueue objects (none for other admitters).
+    govern::Policy policy;
+    if (!policy_files.empty()) {
+      STEWARD_ASSIGN_OR_RETURN(policy, govern::ImportPolicyFiles(policy_files));
+    } else if (auto p = ScenarioPolicy(s); p.ok()) {
+      policy = std::move(p).value();
+    }
+    STEWARD_ASSIGN_OR_RETURN(t->tenancy_, AuditScenarioTenancy(s, t->cluster_, policy));
   }
 
   for (size_t i = 0; i < s.generators.size(); ++i) {
@@ -789,6 +802,7 @@ Report Twin::BuildReport() const {
   r.seed = scenario_.seed;
   r.days = (now_ - kSimStart).ToHours() / 24;
   r.total_gpus = cluster_.total_gpus();
+  r.tenancy = tenancy_;
   r.total_nodes = static_cast<int>(cluster_.nodes().size());
   r.admission_policy = std::string(admitter_->Name());
   r.placement_policy = placer_->Name();

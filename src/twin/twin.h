@@ -163,6 +163,9 @@ class Twin : private AdmissionHost, private TwinOps {
   SimTime now() const { return now_; }
   SimTime horizon() const { return horizon_; }
   const Scenario& scenario() const { return scenario_; }
+  // The tenant isolation audit of the scenario's tenancy section, done once at Create (static:
+  // it reads the section's objects, the twin's nodes and policy); null without the section.
+  const std::optional<audit::AuditResult>& tenancy() const { return tenancy_; }
   const model::Cluster& cluster() const override { return cluster_; }
   const ClusterState& state() const { return *state_; }
   const std::vector<WorkloadRun>& runs() const { return runs_; }
@@ -393,6 +396,7 @@ class Twin : private AdmissionHost, private TwinOps {
 
   Scenario scenario_;
   model::Cluster cluster_;
+  std::optional<audit::AuditResult> tenancy_;
   std::unique_ptr<ClusterState> state_;
   std::unique_ptr<Admitter> admitter_;
   std::unique_ptr<Placer> placer_;
