@@ -89,6 +89,7 @@ Result<int> KubeFront::Start() {
     mirror->Sync(t);
   };
   STEWARD_RETURN_IF_ERROR(live_->Control([&](twin::Twin& t) {
+    t.AddLifecycleListener([mirror](const twin::LifecycleRecord& r) { mirror->OnLifecycle(r); });
     observe(t);
     return Status::Ok();
   }));

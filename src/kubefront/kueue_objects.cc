@@ -91,7 +91,8 @@ std::string WorkloadName(const model::Workload& w) {
   const OwnerRef owner = PodOwner(w);
   std::string kind = owner.kind;
   for (char& c : kind) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return fmt::format("{}-{}-{}", kind, w.name, kube::UidFor(w.namespace_name + "/" + w.name).substr(0, 5));
+  return fmt::format("{}-{}-{}", kind, w.name,
+                     kube::UidFor(w.namespace_name + "/" + w.name).substr(0, 5));
 }
 
 std::string LocalQueueOf(const twin::Twin& twin, const model::Workload& w) {
@@ -123,17 +124,16 @@ KueueObjects BuildKueueObjects(const twin::Twin& twin, const twin::SchedulerRepo
       const twin::TeamSpec& team = teams[t];
       const auto [pending, admitted] = counts_of(team.namespace_name, team.name);
       json cq = object("ClusterQueue", "", team.name);
-      cq["spec"] = {
-          {"namespaceSelector",
-           {{"matchLabels", {{"kubernetes.io/metadata.name", team.namespace_name}}}}},
-          {"queueingStrategy", "StrictFIFO"},
-          {"resourceGroups",
-           {{{"coveredResources", {"nvidia.com/gpu"}},
-             {"flavors",
-              {{{"name", kFifoFlavor},
-                {"resources",
-                 {{{"name", "nvidia.com/gpu"},
-                   {"nominalQuota", std::to_string(team.quota_gpus)}}}}}}}}}}};
+      cq["spec"] = {{"namespaceSelector",
+                     {{"matchLabels", {{"kubernetes.io/metadata.name", team.namespace_name}}}}},
+                    {"queueingStrategy", "StrictFIFO"},
+                    {"resourceGroups",
+                     {{{"coveredResources", {"nvidia.com/gpu"}},
+                       {"flavors",
+                        {{{"name", kFifoFlavor},
+                          {"resources",
+                           {{{"name", "nvidia.com/gpu"},
+                             {"nominalQuota", std::to_string(team.quota_gpus)}}}}}}}}}}};
       twin::ClusterQueueReport q;
       q.name = team.name;
       twin::QuotaUsage u;
@@ -147,7 +147,8 @@ KueueObjects BuildKueueObjects(const twin::Twin& twin, const twin::SchedulerRepo
       k.cluster_queues.push_back(std::move(cq));
       json lq = object("LocalQueue", team.namespace_name, team.name);
       lq["spec"] = {{"clusterQueue", team.name}};
-      lq["status"] = {{"pendingWorkloads", pending}, {"reservingWorkloads", admitted},
+      lq["status"] = {{"pendingWorkloads", pending},
+                      {"reservingWorkloads", admitted},
                       {"admittedWorkloads", admitted}};
       k.local_queues.push_back(std::move(lq));
     }
@@ -186,19 +187,21 @@ KueueObjects BuildKueueObjects(const twin::Twin& twin, const twin::SchedulerRepo
       int admitted = q ? q->reserving_workloads : 0;
       int pending = q ? q->pending_active + q->pending_inadmissible : 0;
       o["status"] = CqStatus(q, pending, admitted);
-      const bool volcano = policy->FindClusterQueue(name) &&
-                           policy->FindClusterQueue(name)->origin == "volcano";
+      const bool volcano =
+          policy->FindClusterQueue(name) && policy->FindClusterQueue(name)->origin == "volcano";
       if (volcano) {
-        json vq = {{"apiVersion", "scheduling.volcano.sh/v1beta1"},
-                   {"kind", "Queue"},
-                   {"metadata", Meta("Queue", "", name, created)},
-                   {"spec", {{"weight", 1}, {"reclaimable", policy->FindClusterQueue(name)->reclaimable}}},
-                   {"status", {{"state", "Open"}, {"running", admitted}, {"pending", pending}}}};
+        json vq = {
+            {"apiVersion", "scheduling.volcano.sh/v1beta1"},
+            {"kind", "Queue"},
+            {"metadata", Meta("Queue", "", name, created)},
+            {"spec", {{"weight", 1}, {"reclaimable", policy->FindClusterQueue(name)->reclaimable}}},
+            {"status", {{"state", "Open"}, {"running", admitted}, {"pending", pending}}}};
         if (q) {
           json deserved = json::object(), capability = json::object();
           for (const twin::QuotaUsage& u : q->quotas) {
             deserved[u.resource] = Quantity(u.nominal);
-            if (u.borrowing_limit) capability[u.resource] = Quantity(u.nominal + *u.borrowing_limit);
+            if (u.borrowing_limit)
+              capability[u.resource] = Quantity(u.nominal + *u.borrowing_limit);
           }
           vq["spec"]["deserved"] = deserved;
           if (!capability.empty()) vq["spec"]["capability"] = capability;
@@ -208,7 +211,8 @@ KueueObjects BuildKueueObjects(const twin::Twin& twin, const twin::SchedulerRepo
       k.cluster_queues.push_back(std::move(o));
     } else if (kind == "LocalQueue") {
       const auto [pending, admitted] = counts_of(ns, name);
-      o["status"] = {{"pendingWorkloads", pending}, {"reservingWorkloads", admitted},
+      o["status"] = {{"pendingWorkloads", pending},
+                     {"reservingWorkloads", admitted},
                      {"admittedWorkloads", admitted}};
       k.local_queues.push_back(std::move(o));
     } else if (kind == "WorkloadPriorityClass") {
@@ -218,6 +222,28 @@ KueueObjects BuildKueueObjects(const twin::Twin& twin, const twin::SchedulerRepo
   return k;
 }
 
+namespace {
+
+// A pending workload's QuotaReserved message: Steward's reason in words, its numbers, and the
+// machine-readable reason the report counts by.
+std::string PendingMessage(const twin::WorkloadRun& run) {
+  std::string_view words = run.reason;
+  if (run.reason == "waiting_in_queue")
+    words = "waiting behind an earlier workload of its queue (StrictFIFO tries the head only)";
+  else if (run.reason == "quota_exhausted")
+    words = "insufficient unused quota";
+  else if (run.reason == "no_fit_fragmentation")
+    words = "enough GPUs are free in total but no node set fits it (fragmentation)";
+  else if (run.reason == "insufficient_capacity")
+    words = "not enough schedulable free GPUs";
+  else if (run.reason == "unhealthy_capacity")
+    words = "it would fit if the cordoned, broken or unadvertised GPUs were back";
+  return fmt::format("{}{}{} (Steward pending reason: {})", words,
+                     run.reason_detail.empty() ? "" : ": ", run.reason_detail, run.reason);
+}
+
+}  // namespace
+
 nlohmann::json WorkloadObject(const twin::Twin& twin, const twin::WorkloadRun& run,
                               const WorkloadTimes& times) {
   const model::Workload& w = run.spec;
@@ -226,15 +252,16 @@ nlohmann::json WorkloadObject(const twin::Twin& twin, const twin::WorkloadRun& r
   const OwnerRef owner = PodOwner(w);
   // A service's Workload belongs to its Deployment (the ReplicaSet is an implementation
   // detail), the rest to the pods' owner.
-  const std::string owner_kind = w.kind == model::WorkloadKind::kInference ? "Deployment" : owner.kind;
+  const std::string owner_kind =
+      w.kind == model::WorkloadKind::kInference ? "Deployment" : owner.kind;
   const std::string owner_name = w.kind == model::WorkloadKind::kInference ? w.name : owner.name;
-  meta["ownerReferences"] = {{{"apiVersion", owner.api_version},
-                              {"kind", owner_kind},
-                              {"name", owner_name},
-                              {"uid", kube::UidFor(owner_kind + "/" + w.namespace_name + "/" +
-                                                   owner_name)},
-                              {"controller", true},
-                              {"blockOwnerDeletion", true}}};
+  meta["ownerReferences"] = {
+      {{"apiVersion", owner.api_version},
+       {"kind", owner_kind},
+       {"name", owner_name},
+       {"uid", kube::UidFor(owner_kind + "/" + w.namespace_name + "/" + owner_name)},
+       {"controller", true},
+       {"blockOwnerDeletion", true}}};
   meta["labels"] = {{"kueue.x-k8s.io/job-uid",
                      kube::UidFor(owner_kind + "/" + w.namespace_name + "/" + owner_name)}};
   json pod_sets = json::array();
@@ -247,14 +274,13 @@ nlohmann::json WorkloadObject(const twin::Twin& twin, const twin::WorkloadRun& r
     const int count = w.kind == model::WorkloadKind::kInference
                           ? std::max(run.desired_replicas, ps.count)
                           : ps.count;
-    pod_sets.push_back(
-        {{"name", ps.name.empty() ? "main" : ps.name},
-         {"count", count},
-         {"template",
-          {{"spec",
-            {{"containers",
-              {{{"name", ps.name.empty() ? "main" : ps.name},
-                {"resources", {{"requests", requests}}}}}}}}}}});
+    pod_sets.push_back({{"name", ps.name.empty() ? "main" : ps.name},
+                        {"count", count},
+                        {"template",
+                         {{"spec",
+                           {{"containers",
+                             {{{"name", ps.name.empty() ? "main" : ps.name},
+                               {"resources", {{"requests", requests}}}}}}}}}}});
   }
   json spec = {{"queueName", LocalQueueOf(twin, w)}, {"podSets", pod_sets}, {"active", true}};
   if (!w.priority_class.empty()) {
@@ -291,9 +317,8 @@ nlohmann::json WorkloadObject(const twin::Twin& twin, const twin::WorkloadRun& r
       for (const auto& [r, f] : admission.flavors)
         if (r == resource || admission.flavors.size() == 1) flavor = f;
       flavors[resource] = flavor;
-      const int count = w.kind == model::WorkloadKind::kInference
-                            ? static_cast<int>(run.pods.size())
-                            : ps.count;
+      const int count =
+          w.kind == model::WorkloadKind::kInference ? static_cast<int>(run.pods.size()) : ps.count;
       usage[resource] = std::to_string(static_cast<int64_t>(count) *
                                        (ps.mig_profile.empty() ? ps.gpus_per_pod : 1));
       assignments.push_back({{"name", ps.name.empty() ? "main" : ps.name},
@@ -312,9 +337,8 @@ nlohmann::json WorkloadObject(const twin::Twin& twin, const twin::WorkloadRun& r
                     : "Not all pods are ready or succeeded",
               at);
   } else {
-    const std::string detail = run.reason_detail.empty() ? "" : ": " + run.reason_detail;
-    condition("QuotaReserved", false, "Pending",
-              fmt::format("{}{}", run.reason, detail), times.pending ? times.pending : times.created);
+    condition("QuotaReserved", false, "Pending", PendingMessage(run),
+              times.pending ? times.pending : times.created);
     if (times.preempted)
       condition("Evicted", true, "Preempted",
                 times.preempted_by.empty()
@@ -338,8 +362,10 @@ nlohmann::json PodGroupObject(const twin::Twin& twin, const twin::WorkloadRun& r
   int running = 0;
   for (const twin::PodAllocation& a : run.pods) running += a.running;
   std::string phase = "Pending";
-  if (run.state == twin::RunState::kRunning) phase = "Running";
-  else if (run.state == twin::RunState::kStarting) phase = "Inqueue";
+  if (run.state == twin::RunState::kRunning)
+    phase = "Running";
+  else if (run.state == twin::RunState::kStarting)
+    phase = "Inqueue";
   std::string queue = "default";
   if (const govern::Policy* p = twin.governance_policy())
     for (const govern::PodGroupSpec& pg : p->pod_groups)

@@ -150,15 +150,15 @@ void TwinMirror::SyncNodes(const twin::Twin& twin, std::vector<Change>& out) {
                          now_));
     }
     for (int i = 0; i < node.gpu_capacity; ++i) {
-      if (fp.xids[i] == 0 || (!first && i < static_cast<int>(last.xids.size()) &&
-                              last.xids[i] == fp.xids[i]))
+      if (fp.xids[i] == 0 ||
+          (!first && i < static_cast<int>(last.xids.size()) && last.xids[i] == fp.xids[i]))
         continue;
       const model::XidEntry* e = model::XidCatalog::Builtin().Find(fp.xids[i]);
-      AddEvent(MakeEvent("v1", "Node", "", node.name, uid, "Warning", "GPUXidError",
-                         fmt::format("GPU {} ({}) reported XID {}{}", i,
-                                     cluster.gpu(node.first_gpu + i).uuid, fp.xids[i],
-                                     e ? fmt::format(" ({}): {}", e->mnemonic, e->meaning) : ""),
-                         "node-problem-detector", now_));
+      AddEvent(MakeEvent(
+          "v1", "Node", "", node.name, uid, "Warning", "GPUXidError",
+          fmt::format("GPU {} ({}) reported XID {}{}", i, cluster.gpu(node.first_gpu + i).uuid,
+                      fp.xids[i], e ? fmt::format(" ({}): {}", e->mnemonic, e->meaning) : ""),
+          "node-problem-detector", now_));
     }
     const bool had_xid = std::any_of(last.xids.begin(), last.xids.end(), [](int x) { return x; });
     const bool has_xid = std::any_of(fp.xids.begin(), fp.xids.end(), [](int x) { return x; });
@@ -253,8 +253,8 @@ void TwinMirror::SyncWorkload(const twin::Twin& twin, const twin::WorkloadRun& r
       pods_by_name_[w.namespace_name + "/" + st.name] = {w.id, a.pod_id};
       AddEvent(MakeEvent("v1", "Pod", w.namespace_name, st.name, pod.metadata.uid, "Normal",
                          "Scheduled",
-                         fmt::format("Successfully assigned {}/{} to {}", w.namespace_name,
-                                     st.name, pod.node_name),
+                         fmt::format("Successfully assigned {}/{} to {}", w.namespace_name, st.name,
+                                     pod.node_name),
                          pod.scheduler_name, now_));
     }
     Put(out, ids_.pods, kube::ToJson(pod));
@@ -283,8 +283,8 @@ void TwinMirror::SyncWorkload(const twin::Twin& twin, const twin::WorkloadRun& r
   Put(out, ids_.workloads, WorkloadObject(twin, run, times));
   if (w.kind == model::WorkloadKind::kInference)
     Put(out, ids_.pdbs,
-        kube::ToJson(ServiceBudget(w, times.created, static_cast<int64_t>(run.pods.size()),
-                                   healthy)));
+        kube::ToJson(
+            ServiceBudget(w, times.created, static_cast<int64_t>(run.pods.size()), healthy)));
   if (!w.pod_group.empty() && ids_.pod_groups >= 0)
     Put(out, ids_.pod_groups, PodGroupObject(twin, run, times.created));
   ws.seen = true;
@@ -371,6 +371,21 @@ void TwinMirror::Sync(const twin::Twin& twin) {
   SyncQueues(twin, out);
   FlushEvents(out);
   if (!out.empty()) store_->Commit(std::move(out));
+}
+
+void TwinMirror::OnLifecycle(const twin::LifecycleRecord& r) {
+  const bool drain = r.kind == twin::LifecycleKind::kDrain;
+  if ((!drain && r.kind != twin::LifecycleKind::kFail) || !r.spec) return;
+  const model::Workload& w = *r.spec;
+  const std::string name = WorkloadName(w);
+  AddEvent(MakeEvent(
+      "kueue.x-k8s.io/v1beta1", "Workload", w.namespace_name, name,
+      kube::UidFor("Workload/" + w.namespace_name + "/" + name), "Warning",
+      drain ? "Evicted" : "Failed",
+      fmt::format("{}; {:.2f} GPU-hours of work lost (work up to the last checkpoint is kept); "
+                  "requeued",
+                  drain ? "Pods evicted (node drained)" : "Pods failed", r.lost_gpu_hours),
+      "steward-twin", r.at));
 }
 
 std::optional<TwinMirror::PodKey> TwinMirror::FindPod(const std::string& ns,

@@ -12,7 +12,7 @@
 // Workload, owner objects, pods and budget are deleted) and the mirror forgets them.
 //
 // Events (core/v1) are emitted for what an SRE would see in `kubectl get events`: a pod
-// scheduled, a workload admitted or preempted, a node cordoned or uncordoned, a GPU XID; the
+// scheduled, a workload admitted, preempted, evicted by a drain or failed, a node cordoned or uncordoned, a GPU XID; the
 // last `max_events` are kept (Kubernetes keeps an hour; the twin may run an hour in seconds).
 //
 // Thread-safety: everything runs on the twin's thread (Sync from LiveTwin's observer, the
@@ -58,6 +58,9 @@ class TwinMirror {
 
   // Brings the store up to the twin's state now.
   void Sync(const twin::Twin& twin);
+  // Turns the twin's drains and failures into Warning events on the workload, with the work
+  // they threw away (the checkpoint a drain saved is kept). For Twin::AddLifecycleListener.
+  void OnLifecycle(const twin::LifecycleRecord& record);
 
   // A placed pod of the twin, by its object's namespace and name.
   struct PodKey {

@@ -59,11 +59,6 @@ kube::Condition Cond(std::string type, bool status, std::string reason, std::str
   return c;
 }
 
-std::string Lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
 std::string Image(model::WorkloadKind kind) {
   switch (kind) {
     case model::WorkloadKind::kInference:

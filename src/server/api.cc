@@ -708,11 +708,14 @@ HttpReply HandleRequest(LiveTwin& live, const HttpRequest& r) {
   }
   if (r.path == "/healthz") {
     if (!get) return MethodNotAllowed(r, "GET");
-    return HttpReply{200, "text/plain", "ok\n"};
+    return HttpReply::Text(200, "ok\n");
   }
   if (const Asset* a = FindDashboardAsset(r.path == "/" ? "/index.html" : r.path)) {
     if (!get) return MethodNotAllowed(r, "GET");
-    return HttpReply{200, std::string(a->content_type), std::string(a->body)};
+    HttpReply reply;
+    reply.content_type = std::string(a->content_type);
+    reply.body = std::string(a->body);
+    return reply;
   }
   return ErrorReply(404, "not found: " + r.path);
 }

@@ -34,8 +34,8 @@ class FifoQuotaAdmitter final : public Admitter {
         const int budget = quota_[t] - used_[t];
         if (host.GpusWanted(id) > budget) {
           host.SetPendingReason(id, PendingReasonName(PendingReason::kQuotaExhausted),
-                                fmt::format("team {} uses {} of {} GPUs; needs {}", t, used_[t],
-                                            quota_[t], host.GpusWanted(id)));
+                                fmt::format("its team uses {} of its {}-GPU quota; needs {}",
+                                            used_[t], quota_[t], host.GpusWanted(id)));
           break;
         }
         bool done = false;

@@ -556,6 +556,18 @@ bool Twin::FitsAfterPreempting(model::WorkloadId id,
 
 // ---- Helpers ---------------------------------------------------------------------------
 
+void Twin::AddLifecycleListener(std::function<void(const LifecycleRecord&)> listener) {
+  if (!on_lifecycle_) {
+    on_lifecycle_ = std::move(listener);
+    return;
+  }
+  on_lifecycle_ = [first = std::move(on_lifecycle_),
+                   then = std::move(listener)](const LifecycleRecord& r) {
+    first(r);
+    then(r);
+  };
+}
+
 void Twin::Log(LifecycleKind kind, const WorkloadRun& run, int gpus, double lost_gpu_hours,
                size_t first_pod) const {
   if (!on_lifecycle_) return;

@@ -176,6 +176,9 @@ class Twin : private AdmissionHost, private TwinOps {
   int64_t events_processed() const { return events_; }
   // Every preemption so far, in order.
   const std::vector<PreemptionRecord>& preemption_records() const { return preemption_records_; }
+  // Adds a listener for every lifecycle step, after TwinOptions::on_lifecycle (e.g. the
+  // Kubernetes front's events for drains and failures). Called on the simulation thread.
+  void AddLifecycleListener(std::function<void(const LifecycleRecord&)> listener);
 
   // Live controls (steward serve). Call them between RunUntil() calls, on the thread that
   // runs the twin; each takes effect at now() and asks for an admission cycle.

@@ -15,6 +15,25 @@ namespace {
 using nlohmann::json;
 using Clock = std::chrono::steady_clock;
 
+StoredResourceSpec Resource(std::string name, bool namespaced = true) {
+  StoredResourceSpec spec;
+  spec.name = std::move(name);
+  spec.namespaced = namespaced;
+  return spec;
+}
+
+ObjectStoreOptions ClockedOptions(std::function<Clock::time_point()> clock) {
+  ObjectStoreOptions options;
+  options.clock = std::move(clock);
+  return options;
+}
+
+ObjectStoreOptions CountBoundOptions(size_t max_history_events) {
+  ObjectStoreOptions options;
+  options.max_history_events = max_history_events;
+  return options;
+}
+
 json Obj(const std::string& name, const std::string& value = "a") {
   return {{"kind", "ConfigMap"},
           {"metadata", {{"name", name}, {"labels", {{"app", value}}}}},
@@ -38,8 +57,8 @@ std::vector<StoreEvent> AllEventsAfter(const ObjectStore& store, int64_t from) {
 class ObjectStoreTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    maps_ = store_.AddResource({.name = "configmaps", .namespaced = true});
-    nodes_ = store_.AddResource({.name = "nodes", .namespaced = false});
+    maps_ = store_.AddResource(Resource("configmaps", true));
+    nodes_ = store_.AddResource(Resource("nodes", false));
   }
   ObjectStore store_;
   int maps_ = 0, nodes_ = 0;
@@ -165,8 +184,8 @@ TEST_F(ObjectStoreTest, SnapshotsAreConsistentAndPastOnesAreRebuilt) {
 
 class ObjectStoreHistoryTest : public ::testing::Test {
  protected:
-  ObjectStoreHistoryTest() : store_({.clock = clock_.Fn()}) {
-    maps_ = store_.AddResource({.name = "configmaps", .namespaced = true});
+  ObjectStoreHistoryTest() : store_(ClockedOptions(clock_.Fn())) {
+    maps_ = store_.AddResource(Resource("configmaps", true));
   }
   FakeClock clock_;
   ObjectStore store_;
@@ -224,8 +243,8 @@ TEST_F(ObjectStoreHistoryTest, HistoryExpiresEvenWhenNothingIsWritten) {
 }
 
 TEST(ObjectStoreBoundTest, HistoryIsBoundedByCount) {
-  ObjectStore store({.max_history_events = 3});
-  const int maps = store.AddResource({.name = "configmaps"});
+  ObjectStore store(CountBoundOptions(3));
+  const int maps = store.AddResource(Resource("configmaps"));
   for (int i = 0; i < 5; ++i) store.Commit({{maps, "ns", "a", Obj("a", std::to_string(i))}});
   EXPECT_EQ(store.history_size(), 3u);
   EXPECT_EQ(store.compacted(), 2);
@@ -234,8 +253,8 @@ TEST(ObjectStoreBoundTest, HistoryIsBoundedByCount) {
 }
 
 TEST(ObjectStoreBoundTest, WatcherOvertakenByCompactionIsTold) {
-  ObjectStore store({.max_history_events = 2});
-  const int maps = store.AddResource({.name = "configmaps"});
+  ObjectStore store(CountBoundOptions(2));
+  const int maps = store.AddResource(Resource("configmaps"));
   store.Commit({{maps, "ns", "a", Obj("a", "0")}});
   const int64_t cursor = store.resource_version();
   for (int i = 1; i < 5; ++i) store.Commit({{maps, "ns", "a", Obj("a", std::to_string(i))}});
@@ -246,7 +265,7 @@ TEST(ObjectStoreBoundTest, WatcherOvertakenByCompactionIsTold) {
 
 TEST(ObjectStoreWaitTest, WaitReturnsAtTheDeadlineWithNothing) {
   ObjectStore store;
-  store.AddResource({.name = "configmaps"});
+  store.AddResource(Resource("configmaps"));
   std::vector<StoreEvent> out;
   EXPECT_TRUE(store.WaitForEvents(0, 10, Clock::now(), &out));
   EXPECT_TRUE(out.empty());
@@ -254,7 +273,7 @@ TEST(ObjectStoreWaitTest, WaitReturnsAtTheDeadlineWithNothing) {
 
 TEST(ObjectStoreWaitTest, CommitWakesAWaiter) {
   ObjectStore store;
-  const int maps = store.AddResource({.name = "configmaps"});
+  const int maps = store.AddResource(Resource("configmaps"));
   auto waiter = std::async(std::launch::async, [&] {
     std::vector<StoreEvent> out;
     const bool ok = store.WaitForEvents(0, 10, Clock::now() + std::chrono::seconds(60), &out);
@@ -267,7 +286,7 @@ TEST(ObjectStoreWaitTest, CommitWakesAWaiter) {
 
 TEST(ObjectStoreWaitTest, CloseWakesWaitersAndEndsWatching) {
   ObjectStore store;
-  store.AddResource({.name = "configmaps"});
+  store.AddResource(Resource("configmaps"));
   auto waiter = std::async(std::launch::async, [&] {
     std::vector<StoreEvent> out;
     return store.WaitForEvents(0, 10, Clock::now() + std::chrono::seconds(60), &out);
