@@ -68,9 +68,11 @@ ApiError ApiError::UnsupportedMediaType(std::string message) {
 }
 ApiError ApiError::Invalid(std::string_view kind, std::string_view group, std::string_view name,
                            std::vector<StatusCause> causes) {
+  // As apimachinery's aggregate error prints a field.ErrorList: one error bare, several in [].
   std::string detail;
   for (const StatusCause& c : causes)
     detail += fmt::format("{}{}: {}", detail.empty() ? "" : ", ", c.field, c.message);
+  if (causes.size() > 1) detail = "[" + detail + "]";
   ApiError e =
       Make(422, "Invalid",
            fmt::format("{} \"{}\" is invalid: {}", GroupResource(kind, group), name, detail));
