@@ -114,8 +114,11 @@ int64_t Pod::ResourceRequest(std::string_view resource) const {
 int64_t Pod::GpuRequest() const {
   int64_t total = 0;
   for (const Container& c : containers) {
-    // Extended resources: requests equal limits; a container may give only limits.
-    total += GpuUnits(c.resources.requests.empty() ? c.resources.limits : c.resources.requests);
+    // A resource with a limit and no request requests its limit (API defaulting, per
+    // resource): `requests: {cpu: 4}, limits: {nvidia.com/gpu: 1}` asks for one GPU.
+    std::map<std::string, std::string> effective = c.resources.limits;
+    for (const auto& [name, value] : c.resources.requests) effective[name] = value;
+    total += GpuUnits(effective);
   }
   return total;
 }
