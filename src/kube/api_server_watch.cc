@@ -174,7 +174,10 @@ http::Reply ApiServer::Watch(const Route& route, const http::Request& r) {
         next_bookmark = Clock::now() + options_.bookmark_interval;
       }
       const Clock::time_point now = Clock::now();
-      if (bookmarks && now >= next_bookmark) {
+      // At the deadline a last bookmark, as the API server's watch cache sends one just before
+      // a watch times out: the client re-watches from a version as close to now as possible,
+      // not from its last event, which an idle selection may have left past the window (410).
+      if (bookmarks && (now >= next_bookmark || now >= end)) {
         if (!bookmark(cursor == 0 ? store_->resource_version() : cursor, false)) return;
         next_bookmark = now + options_.bookmark_interval;
       }
