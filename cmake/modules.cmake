@@ -2,7 +2,7 @@
 #   model <- place, govern <- twin <- telemetry <- health <- server <- cli; cost <- server;
 #   model <- store <- health, cost, cli (SQLite stores: remediation state, event log, ledger);
 #   twin <- reclaim <- cli; govern <- audit <- twin (tenancy findings of a scenario);
-#   model <- control <- twin, health (the controllers' one interface to a cluster)
+#   model, store <- control <- twin, health (the controllers' one interface to a cluster)
 # Each module is declared once here with its DEPS; a module may exist before its code does.
 # Every module the CLI links is listed in STEWARD_CLI_DEPS.
 steward_module(model)
@@ -36,7 +36,7 @@ steward_module(kube DEPS http govern model)
 steward_module(audit DEPS govern model)
 # The one interface controllers observe and act through (docs: DEVELOPERS.md, "Controllers");
 # the twin implements it (twin/twin_cluster_control.h), the live cluster in its module.
-steward_module(control DEPS model)
+steward_module(control DEPS store model)
 steward_module(twin DEPS control audit place govern model)
 # The built-in default scenario is examples/default.yaml, compiled into the binary so
 # `steward twin run` works from any directory. Editing the YAML re-runs the configure step.

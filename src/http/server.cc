@@ -288,7 +288,8 @@ Result<int> Server::Start() {
                                        BindError(options_.host, options_.port)));
   }
   if (listen_fd_ >= 0) ::listen(listen_fd_, options_.backlog);
-  thread_ = std::thread([this] { server_->listen_after_bind(); });
+  stopping_ = false;
+  thread_ = std::thread([this, bound] { AcceptLoop(bound); });
   // httplib's stop() does nothing until the listen loop has started, so a Stop() right after
   // Start() would hang the join: wait for the loop (it starts within microseconds).
   for (int i = 0; i < 2000 && !server_->is_running(); ++i)
@@ -296,7 +297,34 @@ Result<int> Server::Start() {
   return bound;
 }
 
+// httplib leaves its accept loop for good on an accept() error other than EMFILE (closing the
+// listening socket), which would leave the process alive but deaf. Listen again on the same
+// port instead, and say so.
+void Server::AcceptLoop(int port) {
+  for (;;) {
+    server_->listen_after_bind();
+    if (stopping_) return;
+    const int error = errno;
+    fmt::print(stderr, "steward: the accept loop on {}:{} ended ({}); listening again\n",
+               options_.host, port, std::strerror(error));
+    bool bound = false;
+    for (int attempt = 0; attempt < 50 && !bound && !stopping_; ++attempt) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      listen_fd_ = -1;
+      bound = server_->bind_to_port(options_.host, port);
+    }
+    if (stopping_) return;
+    if (!bound) {
+      fmt::print(stderr, "steward: cannot listen on {}:{} again: {}\n", options_.host, port,
+                 BindError(options_.host, port));
+      return;
+    }
+    if (listen_fd_ >= 0) ::listen(listen_fd_, options_.backlog);
+  }
+}
+
 void Server::Stop() {
+  stopping_ = true;
   if (server_) server_->stop();
   if (thread_.joinable()) thread_.join();
   server_.reset();

@@ -18,6 +18,7 @@
 // one thread.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <functional>
 #include <memory>
@@ -93,6 +94,7 @@ class Server {
   bool tls() const { return !options_.tls_cert_file.empty(); }
 
  private:
+  void AcceptLoop(int port);
   Reply Dispatch(const Request& request) const;
   // The refusal of a request by the access rules (headers only), or nullopt to serve it.
   std::optional<Reply> Screen(const Request& request) const;
@@ -102,6 +104,7 @@ class Server {
   const Handler handler_;
   std::unique_ptr<httplib::Server> server_;
   std::thread thread_;
+  std::atomic<bool> stopping_{false};
   int listen_fd_ = -1;
 };
 

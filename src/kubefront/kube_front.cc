@@ -35,11 +35,13 @@ Result<int> KubeFront::Start() {
   };
   const bool volcano = [&] {
     bool any = false;
-    live_->Control([&](twin::Twin& t) {
-      if (const govern::Policy* p = t.governance_policy())
-        for (const govern::ClusterQueue& cq : p->cluster_queues) any |= cq.origin == "volcano";
-      return Status::Ok();
-    }).ok();
+    live_
+        ->Control([&](twin::Twin& t) {
+          if (const govern::Policy* p = t.governance_policy())
+            for (const govern::ClusterQueue& cq : p->cluster_queues) any |= cq.origin == "volcano";
+          return Status::Ok();
+        })
+        .ok();
     return any;
   }();
   kube::ApiResourceSpec nodes = kube::NodesResource();
@@ -73,8 +75,7 @@ Result<int> KubeFront::Start() {
     ids.volcano_queues = add(kube::VolcanoResource("queues"));
     ids.pod_groups = add(kube::VolcanoResource("podgroups"));
   }
-  mirror_ = std::make_unique<TwinMirror>(store_.get(), ids,
-                                         ObjectClock{options_.epoch_micros},
+  mirror_ = std::make_unique<TwinMirror>(store_.get(), ids, ObjectClock{options_.epoch_micros},
                                          options_.remediation, options_.mirror);
   backend_ = std::make_unique<TwinBackend>(live_, mirror_.get(), store_.get(), ids);
   api_->SetBackend("", "nodes", backend_.get());
@@ -102,6 +103,9 @@ Result<int> KubeFront::Start() {
   http_options.tls_key_file = options_.tls_key_file;
   http_options.threads = std::max(16, options_.api.max_watches + 16);
   http_options.max_body_bytes = 3 << 20;  // The API server's limit for a request body.
+  // A watch streams for minutes; a client on a loaded machine may not read for seconds. Cutting
+  // it mid-chunk after the dashboard's 5 s would look like a broken server.
+  http_options.write_timeout = std::chrono::seconds(60);
   http_options.access.token = options_.token;
   http_options.access.require = options_.token.empty() ? http::AccessOptions::Require::kNothing
                                                        : http::AccessOptions::Require::kEverything;
@@ -117,8 +121,8 @@ Result<int> KubeFront::Start() {
     e.message = std::string(message);
     return kube::ErrorReply(e);
   };
-  http_ = std::make_unique<http::Server>(http_options,
-                                         [this](const http::Request& r) { return api_->Handle(r); });
+  http_ = std::make_unique<http::Server>(
+      http_options, [this](const http::Request& r) { return api_->Handle(r); });
   Result<int> port = http_->Start();
   if (!port.ok()) return port.status();
   port_ = *port;
@@ -147,8 +151,10 @@ std::string KubeFront::Kubeconfig() const {
     out << "    certificate-authority-data: " << model::Base64Encode(pem.str()) << "\n";
   }
   out << "users:\n- name: steward\n  user:";
-  if (options_.token.empty()) out << " {}\n";
-  else out << "\n    token: " << options_.token << "\n";
+  if (options_.token.empty())
+    out << " {}\n";
+  else
+    out << "\n    token: " << options_.token << "\n";
   out << "contexts:\n- name: steward-twin\n  context:\n    cluster: steward-twin\n"
          "    user: steward\n    namespace: default\n";
   out << "current-context: steward-twin\npreferences: {}\n";

@@ -32,6 +32,12 @@ std::string Status::ToString() const {
     case Code::kInternal:
       name = "internal error";
       break;
+    case Code::kUnavailable:
+      name = "unavailable";
+      break;
+    case Code::kAborted:
+      name = "conflict";
+      break;
   }
   return fmt::format("{}: {}", name, message_);
 }

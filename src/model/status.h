@@ -23,7 +23,9 @@ class [[nodiscard]] Status {
     kFailedPrecondition,
     kIoError,
     kCorrupt,
-    kInternal
+    kInternal,
+    kUnavailable,  // Not now; retry later (HTTP 429 / 503: a disruption budget, a rate cap).
+    kAborted,      // A concurrent change won (HTTP 409): re-read, recompute, retry.
   };
 
   Status() = default;  // OK.
@@ -38,6 +40,8 @@ class [[nodiscard]] Status {
   static Status IoError(std::string msg) { return {Code::kIoError, std::move(msg)}; }
   static Status Corrupt(std::string msg) { return {Code::kCorrupt, std::move(msg)}; }
   static Status Internal(std::string msg) { return {Code::kInternal, std::move(msg)}; }
+  static Status Unavailable(std::string msg) { return {Code::kUnavailable, std::move(msg)}; }
+  static Status Aborted(std::string msg) { return {Code::kAborted, std::move(msg)}; }
 
   bool ok() const { return code_ == Code::kOk; }
   Code code() const { return code_; }
