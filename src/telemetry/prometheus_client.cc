@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <httplib.h>
 #include <netdb.h>
+#include <openssl/err.h>
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
 
@@ -388,6 +389,20 @@ Result<PrometheusClient::Reply> PrometheusClient::Send(
           "{}: TLS handshake failed: is the server speaking https (a plain-http server needs "
           "an http:// URL), and does it accept the TLS versions allowed?",
           where));
+    }
+    if (tls != nullptr && (e == httplib::Error::Read || e == httplib::Error::Write)) {
+      // With TLS 1.3 a server refuses a client certificate after the handshake: the first read
+      // fails. OpenSSL's queue holds the alert ("tlsv13 alert certificate required").
+      const unsigned long ssl_error = ERR_get_error();
+      const char* reason = ssl_error != 0 ? ERR_reason_error_string(ssl_error) : nullptr;
+      ERR_clear_error();
+      return Status::IoError(fmt::format(
+          "{}: TLS: the server closed the connection{}{}", where,
+          reason != nullptr ? fmt::format(" ({})", reason) : "",
+          cfg.tls.cert_file.empty()
+              ? "; if it requires a client certificate, give tls_config.cert_file and key_file "
+                "in --prometheus-config"
+              : ""));
     }
     return Status::IoError(fmt::format("{}: {}", where, httplib::to_string(e)));
   }

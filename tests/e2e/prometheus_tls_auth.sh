@@ -19,6 +19,8 @@
 #      but no credentials: 401 naming --prometheus-config; http:// to the https server, a wrong
 #      server_name, a config with an unknown key: each a clear error, exit non-zero.
 #      tls_config.server_name with the certificate's DNS name works against 127.0.0.1.
+#   5. A second Prometheus requiring a client certificate: tls_config cert_file/key_file
+#      reach it, a config without them is refused.
 #
 # Fails (never skips) when prometheus/promtool/openssl are missing: CI installs them
 # (scripts/install-deps.sh). Everything it starts is stopped on exit.
@@ -195,4 +197,34 @@ expect_fail "unknown key" "typo.yml:6:1: tls_confg: unknown field" \
 } >"$tmp/by-name.yml"
 d "$prom_url" --prometheus-config "$tmp/by-name.yml" --json >"$tmp/by-name.json" 2>"$tmp/err" ||
   fail "server_name prometheus.steward.test: $(cat "$tmp/err")"
+# 5. A client certificate (tls_config cert_file/key_file): a second Prometheus, empty, that
+# requires one signed by the CA.
+cd "$tmp"
+openssl req -new -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
+  -keyout client.key -out client.csr -subj "/CN=steward" 2>>openssl.log || fail "openssl client CSR"
+printf 'extendedKeyUsage=clientAuth\n' >client.ext
+openssl x509 -req -in client.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 2 \
+  -extfile client.ext -out client.pem 2>>openssl.log || fail "openssl sign client"
+cat >web-mtls.yml <<'EOF'
+tls_server_config:
+  cert_file: server.pem
+  key_file: server.key
+  client_auth_type: RequireAndVerifyClientCert
+  client_ca_file: ca.pem
+EOF
+"$promtool" check web-config web-mtls.yml >promtool.log 2>&1 || fail "web-mtls.yml: $(cat promtool.log)"
+printf 'tls_config:\n  ca_file: ca.pem\n  cert_file: client.pem\n  key_file: client.key\n' >mtls.yml
+printf 'global:\n  scrape_interval: 1m\n' >empty.yml
+cd - >/dev/null
+tls_url=$prom_url
+prom_curl_args=(--cacert "$tmp/ca.pem" --cert "$tmp/client.pem" --key "$tmp/client.key")
+start_prometheus "$tmp/empty.yml" "$tmp/data-mtls" "$tmp/prometheus-mtls.log" \
+  --web.config.file="$tmp/web-mtls.yml"
+[ "$tls_url" != "$prom_url" ] || fail "the two servers share a URL"
+one=$("$bin" metrics query --prometheus "$prom_url" --prometheus-config "$tmp/mtls.yml" 'vector(1)' \
+  --json 2>"$tmp/err" | python3 -c 'import json,sys; print(int(json.load(sys.stdin)["result"][0]["value"][1]))') ||
+  fail "query with a client certificate: $(cat "$tmp/err")"
+[ "$one" = 1 ] || fail "vector(1) gave $one"
+expect_fail "no client certificate" "TLS.*cert_file" \
+  "$bin" metrics query --prometheus "$prom_url" --prometheus-config "$tmp/ca-only.yml" 'vector(1)'
 echo "PASS prometheus_tls_auth (bcrypt hash by $hashed_by)"
