@@ -157,9 +157,12 @@ class Parser {
   }
 
   Status Bool(const YAML::Node& v, const std::string& field, bool* out) const {
+    // YAML 1.1 booleans, as Prometheus' gopkg.in/yaml.v2 reads them.
     const std::string s = v.IsScalar() ? Lower(v.Scalar()) : "";
-    if (s != "true" && s != "false") return Error(v, field, "must be true or false");
-    *out = s == "true";
+    const bool yes = s == "true" || s == "yes" || s == "y" || s == "on";
+    const bool no = s == "false" || s == "no" || s == "n" || s == "off";
+    if (!yes && !no) return Error(v, field, "must be true or false");
+    *out = yes;
     return Status::Ok();
   }
 

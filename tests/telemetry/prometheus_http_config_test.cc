@@ -115,6 +115,20 @@ TEST_F(HttpConfigTest, OlderBearerFormsBecomeAuthorization) {
             std::vector<std::string>{"Token xyz"});
 }
 
+TEST_F(HttpConfigTest, BooleansAsPrometheusYamlReadsThem) {
+  for (const char* yes : {"true", "True", "yes", "on"}) {
+    auto c = ParsePrometheusHttpConfig(
+        std::string("tls_config: {insecure_skip_verify: ") + yes + "}\n", "b.yml", "");
+    ASSERT_TRUE(c.ok()) << yes << ": " << c.status().message();
+    EXPECT_TRUE(c->tls.insecure_skip_verify) << yes;
+  }
+  for (const char* no : {"false", "FALSE", "no", "off"}) {
+    auto c = ParsePrometheusHttpConfig(std::string("follow_redirects: ") + no + "\n", "b.yml", "");
+    ASSERT_TRUE(c.ok()) << no << ": " << c.status().message();
+    EXPECT_FALSE(c->follow_redirects) << no;
+  }
+}
+
 TEST_F(HttpConfigTest, EmptyFileSendsNothing) {
   const std::string path = Write("empty.yml", "");
   auto c = LoadPrometheusHttpConfig(path);
