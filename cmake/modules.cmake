@@ -55,9 +55,10 @@ std::string_view DefaultScenarioYaml() {
 " @ONLY)
 target_sources(steward_twin PRIVATE ${CMAKE_BINARY_DIR}/generated/default_scenario.cc)
 # The twin is exported as a dcgm-exporter (telemetry/twin_exporter.h), and the Prometheus client
-# uses Debian's cpp-httplib (steward_httplib in CMakeLists.txt).
+# uses Debian's cpp-httplib (steward_httplib in CMakeLists.txt) with OpenSSL for https (TLS
+# versions, certificate verification messages).
 steward_module(telemetry DEPS twin model)
-target_link_libraries(steward_telemetry PUBLIC steward_httplib)
+target_link_libraries(steward_telemetry PUBLIC steward_httplib OpenSSL::SSL)
 steward_module(health DEPS control telemetry store model)
 # Idle reclaim: a twin controller (twin/controller.h), like the remediation loop in health.
 steward_module(reclaim DEPS twin model)

@@ -7,6 +7,7 @@ packages=(
   libyaml-cpp-dev nlohmann-json3-dev libfmt-dev libcli11-dev libsqlite3-dev sqlite3
   libcpp-httplib-dev libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-yaml python3-kubernetes curl openssl prometheus
+  apache2-utils  # htpasswd -B: the bcrypt hash of the https + basic-auth Prometheus test
   chromium
 )
 # The Kubernetes API front is checked with the real kubectl: the machine image's (v1.32) where

@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/prometheus_flags.h"
 #include "cli/twin_setup.h"
 #include "cost/cost_model.h"
 #include "cost/window.h"
@@ -38,6 +39,7 @@ struct DiagnoseArgs {
   int64_t seed = -1;
   std::vector<std::string> policy;
   // Prometheus.
+  std::string prometheus_config;
   std::string start, end;
   std::string lookback = "1m";
   double timeout = 30;
@@ -77,6 +79,14 @@ void Run(const DiagnoseArgs& a) {
     std::cerr << "steward: diagnose needs exactly one of --twin, --prometheus, --bundle\n";
     Fail();
   }
+  if (!a.prometheus_config.empty() && a.prometheus.empty()) {
+    std::cerr << "steward: --prometheus-config goes with --prometheus\n";
+    Fail();
+  }
+  // Read before any work, so a bad config file fails at once.
+  Result<telemetry::PrometheusClientOptions> client =
+      LoadPrometheusClientOptions(a.prometheus_config, a.timeout);
+  if (!client.ok()) Die(client.status());
   diagnose::Thresholds thresholds;
   if (!a.thresholds_file.empty()) {
     if (Status s = diagnose::LoadThresholds(a.thresholds_file, thresholds); !s.ok()) Die(s);
@@ -133,6 +143,7 @@ void Run(const DiagnoseArgs& a) {
   }
 
   Status status;
+  std::vector<diagnose::Diagnosis::NotComputed> not_computed;
   if (bundle) {
     status = bundle->Run(builder);
   } else if (!a.twin.empty()) {
@@ -155,7 +166,7 @@ void Run(const DiagnoseArgs& a) {
     o.url = a.prometheus;
     o.step_ms = step;
     o.attribution = attribution;
-    o.timeout_seconds = a.timeout;
+    o.client = *client;
     o.chunk_steps = a.chunk_steps;
     Result<int64_t> lookback = DurationMs("--lookback", a.lookback);
     if (!lookback.ok()) Die(lookback.status());
@@ -170,7 +181,7 @@ void Run(const DiagnoseArgs& a) {
     if (!start.ok()) Die(start.status());
     o.start_ms = *start;
     o.end_ms = *end;
-    status = diagnose::RunPrometheusSource(o, builder);
+    status = diagnose::RunPrometheusSource(o, builder, &not_computed);
   }
   if (!status.ok()) Die(status);
 
@@ -179,7 +190,8 @@ void Run(const DiagnoseArgs& a) {
   source.step_seconds = static_cast<double>(step) / 1000;
   source.frames = builder.frames();
   source.gpus = static_cast<int>(builder.catalog().gpus().size());
-  const diagnose::Diagnosis d = classifier.Result(source);
+  diagnose::Diagnosis d = classifier.Result(source);
+  d.not_computed = std::move(not_computed);
   if (a.json) {
     std::cout << diagnose::ToJson(d).dump(2) << "\n";
   } else {
@@ -198,7 +210,7 @@ void RegisterDiagnoseCommands(CLI::App& app) {
   cmd->add_option("--twin", a->twin,
                   "Diagnose a twin run of this scenario (\"default\" = built-in)");
   cmd->add_option("--prometheus", a->prometheus,
-                  "Diagnose from a Prometheus server (http://host:port[/prefix]) holding "
+                  "Diagnose from a Prometheus server (http[s]://host:port[/prefix]) holding "
                   "dcgm-exporter and kube-state-metrics series");
   cmd->add_option("--bundle", a->bundle,
                   "Diagnose an offline bundle: scrapes/*.prom + pods/ + nodes/ (docs/diagnose.md)");
@@ -228,6 +240,7 @@ void RegisterDiagnoseCommands(CLI::App& app) {
   cmd->add_option("--lookback", a->lookback,
                   "Prometheus: newest sample age per step, >= the scrape interval and < the step "
                   "(default 1m)");
+  AddPrometheusConfigFlag(cmd, &a->prometheus_config);
   cmd->add_option("--timeout", a->timeout, "Prometheus: HTTP timeout, seconds (default 30)")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--chunk-steps", a->chunk_steps, "Prometheus: steps per range query (default 96)")

@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "cli/commands.h"
+#include "cli/prometheus_flags.h"
 #include "cli/twin_setup.h"
 #include "telemetry/prometheus_client.h"
 #include "telemetry/twin_exporter.h"
@@ -240,6 +241,7 @@ struct QueryArgs {
   double time = NAN;
   double start = NAN, end = NAN, step = NAN;
   double timeout = 10;
+  std::string prometheus_config;
   bool json = false;
 };
 
@@ -266,9 +268,13 @@ std::string LabelsText(const telemetry::PromLabels& m) {
 }
 
 void RunQuery(const QueryArgs& a) {
-  telemetry::PrometheusClientOptions po;
-  po.timeout_seconds = a.timeout;
-  auto client = telemetry::PrometheusClient::Create(a.url, po);
+  Result<telemetry::PrometheusClientOptions> po =
+      LoadPrometheusClientOptions(a.prometheus_config, a.timeout);
+  if (!po.ok()) {
+    std::cerr << "steward: " << po.status().message() << "\n";
+    Fail();
+  }
+  auto client = telemetry::PrometheusClient::Create(a.url, *po);
   if (!client.ok()) {
     std::cerr << "steward: " << client.status().message() << "\n";
     Fail();
@@ -375,7 +381,9 @@ void RegisterMetricsServeCommands(CLI::App& app) {
   auto* query = metrics->add_subcommand(
       "query", "Run a PromQL query through Prometheus' HTTP API (/api/v1/query or query_range)");
   query->add_option("promql", q->promql, "PromQL expression")->required();
-  query->add_option("--prometheus", q->url, "Prometheus base URL (default http://127.0.0.1:9090)");
+  query->add_option("--prometheus", q->url,
+                    "Prometheus base URL, http[s]:// (default http://127.0.0.1:9090)");
+  AddPrometheusConfigFlag(query, &q->prometheus_config);
   query->add_option("--time", q->time, "Evaluation time, Unix seconds (default: now)");
   query->add_option("--start", q->start, "Range query start, Unix seconds");
   query->add_option("--end", q->end, "Range query end, Unix seconds");

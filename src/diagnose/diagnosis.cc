@@ -122,6 +122,9 @@ nlohmann::json ToJson(const Diagnosis& d) {
                      {"share_sm_active", t.share_sm_active}};
   j["right_sizing"] = RightSizingJson(d.right_sizing);
   j["warnings"] = d.warnings;
+  j["not_computed"] = nlohmann::json::array();
+  for (const auto& n : d.not_computed)
+    j["not_computed"].push_back({{"part", n.part}, {"series", n.series}, {"instead", n.instead}});
   return j;
 }
 
@@ -155,6 +158,11 @@ std::string ToText(const Diagnosis& d) {
     o += fmt::format("   [{}] {:.0f} GPU-h, {:.0f} {}: {}\n", r.cause, r.gpu_hours, r.usd,
                      d.currency, r.action);
   o += RightSizingText(d.right_sizing, d.thresholds.right_size_quantile);
+  if (!d.not_computed.empty()) {
+    o += "Not computed (these series matched nothing in the window):\n";
+    for (const auto& n : d.not_computed)
+      o += fmt::format("   {}: {} matched nothing; {}\n", n.part, n.series, n.instead);
+  }
   for (const auto& w : d.warnings) o += "warning: " + w + "\n";
   return o;
 }

@@ -67,6 +67,15 @@ struct Diagnosis {
   std::vector<Recommendation> recommendations;  // Largest waste first.
   std::vector<RightSizing> right_sizing;        // Largest GPU-hours freed first.
   std::vector<std::string> warnings;
+  // Parts of the diagnosis the source could not compute because a series it reads matched
+  // nothing in the window (e.g. no kube-state-metrics), and what the figures above assume
+  // instead. Listed in the output rather than silently omitted.
+  struct NotComputed {
+    std::string part;     // "pending pods: queueing and fragmentation waste".
+    std::string series;   // The selector that matched nothing.
+    std::string instead;  // What the diagnosis did without it.
+  };
+  std::vector<NotComputed> not_computed;
 };
 
 // The remedy the guide gives for a cause (四、怎么系统性提升), with the thresholds in effect.

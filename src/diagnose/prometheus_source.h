@@ -7,12 +7,21 @@
 // step, so that a series that ended (a pod gone, its GPU relabelled) is not seen a step later,
 // which Prometheus' default 5-minute lookback would do to backfilled data without staleness
 // markers. Steps are fetched in chunks to bound each answer.
+//
+// An empty answer is not a zero. When no GPU activity series (DCGM_FI_PROF_SM_ACTIVE,
+// DCGM_FI_PROF_GR_ENGINE_ACTIVE, DCGM_FI_DEV_GPU_UTIL) matched anything in the window, the
+// source fails (NotFound) naming those series, every other empty one, the URL and the window.
+// When an optional series matched nothing (no kube-state-metrics, no profiling counters), the
+// diagnosis goes on and the part it could not compute is reported in `not_computed`.
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
+#include "diagnose/diagnosis.h"
 #include "diagnose/frame.h"
+#include "telemetry/prometheus_client.h"
 
 namespace steward::diagnose {
 
@@ -23,10 +32,14 @@ struct PrometheusSourceOptions {
   int64_t step_ms = 300'000;
   int64_t lookback_ms = 60'000;
   int chunk_steps = 96;  // Steps per range query.
-  double timeout_seconds = 30;
+  // Timeout, TLS, credentials and headers (--prometheus-config).
+  telemetry::PrometheusClientOptions client;
   Attribution attribution;  // Which KSM label_<key> series name teams and workloads.
 };
 
-Status RunPrometheusSource(const PrometheusSourceOptions& options, FrameBuilder& builder);
+// Feeds `builder` one snapshot per step; `not_computed` (may be null) receives the parts of
+// the diagnosis whose series matched nothing.
+Status RunPrometheusSource(const PrometheusSourceOptions& options, FrameBuilder& builder,
+                           std::vector<Diagnosis::NotComputed>* not_computed = nullptr);
 
 }  // namespace steward::diagnose

@@ -1,11 +1,18 @@
 #include "telemetry/prometheus_client.h"
 
+#include <arpa/inet.h>
 #include <fmt/format.h>
 #include <httplib.h>
+#include <netdb.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <openssl/x509.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <nlohmann/json.hpp>
 
 namespace steward::telemetry {
@@ -219,20 +226,30 @@ Result<PromQueryResult> ParsePromResponse(std::string_view body, int http_status
 Result<PrometheusClient> PrometheusClient::Create(std::string_view base_url,
                                                   PrometheusClientOptions options) {
   std::string_view rest = base_url;
-  constexpr std::string_view kHttp = "http://";
+  PrometheusClient c;
+  constexpr std::string_view kHttp = "http://", kHttps = "https://";
   if (rest.substr(0, kHttp.size()) == kHttp) {
     rest.remove_prefix(kHttp.size());
+  } else if (rest.substr(0, kHttps.size()) == kHttps) {
+    rest.remove_prefix(kHttps.size());
+    c.https_ = true;
+    c.port_ = 443;
   } else if (rest.find("://") != std::string_view::npos) {
     return Status::InvalidArgument(
-        fmt::format("prometheus URL {}: only http:// is supported", base_url));
+        fmt::format("prometheus URL {}: only http:// and https:// are supported", base_url));
   }
-  PrometheusClient c;
-  c.options_ = options;
+  c.options_ = std::move(options);
   const size_t slash = rest.find('/');
   std::string_view hostport = rest.substr(0, slash);
   if (slash != std::string_view::npos) {
     c.prefix_ = std::string(rest.substr(slash));
     while (!c.prefix_.empty() && c.prefix_.back() == '/') c.prefix_.pop_back();
+  }
+  if (hostport.find('@') != std::string_view::npos) {
+    // Never echo the URL here: it holds a password.
+    return Status::InvalidArgument(
+        "prometheus URL: credentials in the URL are not supported; put them in "
+        "--prometheus-config (basic_auth)");
   }
   const size_t colon = hostport.rfind(':');
   if (colon != std::string_view::npos && hostport.find(']') == std::string_view::npos) {
@@ -253,22 +270,162 @@ Result<PrometheusClient> PrometheusClient::Create(std::string_view base_url,
   return c;
 }
 
-Result<PromQueryResult> PrometheusClient::Post(
-    const std::string& api, const std::vector<std::pair<std::string, std::string>>& form) const {
-  httplib::Client http(host_, port_);
-  const double t = options_.timeout_seconds;
+std::string PrometheusClient::url() const {
+  return fmt::format("{}://{}:{}{}", https_ ? "https" : "http", host_, port_, prefix_);
+}
+
+namespace {
+
+void SetTimeouts(httplib::ClientImpl& http, double t) {
   const auto sec = static_cast<time_t>(t);
   const auto usec = static_cast<time_t>((t - static_cast<double>(sec)) * 1e6);
   http.set_connection_timeout(sec, usec);
   http.set_read_timeout(sec, usec);
-  httplib::Params params(form.begin(), form.end());
-  const std::string path = prefix_ + api;
-  httplib::Result res = http.Post(path, params);
-  if (!res) {
-    return Status::IoError(
-        fmt::format("prometheus {}:{}{}: {}", host_, port_, path, httplib::to_string(res.error())));
+  http.set_write_timeout(sec, usec);
+}
+
+int TlsVersion(const std::string& name) {
+  if (name == "TLS10") return TLS1_VERSION;
+  if (name == "TLS11") return TLS1_1_VERSION;
+  if (name == "TLS12") return TLS1_2_VERSION;
+  if (name == "TLS13") return TLS1_3_VERSION;
+  return 0;  // OpenSSL's default.
+}
+
+// The numeric address of `host`, so a connection can go there while TLS verifies another name
+// (tls_config.server_name); httplib's address map takes numeric addresses only.
+Result<std::string> NumericAddress(const std::string& host, int port) {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  const std::string service = std::to_string(port);
+  if (int rc = getaddrinfo(host.c_str(), service.c_str(), &hints, &found); rc != 0) {
+    return Status::IoError(fmt::format("cannot resolve {}: {}", host, gai_strerror(rc)));
   }
-  return ParsePromResponse(res->body, res->status);
+  char text[INET6_ADDRSTRLEN] = {};
+  const void* addr =
+      found->ai_family == AF_INET6
+          ? static_cast<const void*>(&reinterpret_cast<sockaddr_in6*>(found->ai_addr)->sin6_addr)
+          : static_cast<const void*>(&reinterpret_cast<sockaddr_in*>(found->ai_addr)->sin_addr);
+  inet_ntop(found->ai_family, addr, text, sizeof(text));
+  freeaddrinfo(found);
+  return std::string(text);
+}
+
+}  // namespace
+
+Result<PrometheusClient::Reply> PrometheusClient::Send(
+    const std::string& path, const std::vector<std::pair<std::string, std::string>>* form,
+    double timeout_seconds) const {
+  const PrometheusHttpConfig& cfg = options_.http;
+  const std::string where = fmt::format("prometheus {}{}", url(), path);
+  STEWARD_ASSIGN_OR_RETURN(auto header_list, ResolveHeaders(cfg));
+  httplib::Headers headers(header_list.begin(), header_list.end());
+
+  std::unique_ptr<httplib::ClientImpl> http;
+  httplib::SSLClient* tls = nullptr;
+  if (https_) {
+    const PrometheusHttpConfig::Tls& t = cfg.tls;
+    // With server_name, connect to the URL's host but verify (and send as SNI) the name.
+    std::string tls_host = host_;
+    if (!t.server_name.empty() && t.server_name != host_) {
+      STEWARD_ASSIGN_OR_RETURN(std::string address, NumericAddress(host_, port_));
+      tls_host = t.server_name;
+      headers.emplace("Host", fmt::format("{}:{}", host_, port_));
+      auto c = t.cert_file.empty()
+                   ? std::make_unique<httplib::SSLClient>(tls_host, port_)
+                   : std::make_unique<httplib::SSLClient>(tls_host, port_, t.cert_file, t.key_file);
+      c->set_hostname_addr_map({{tls_host, address}});
+      http = std::move(c);
+    } else if (t.cert_file.empty()) {
+      http = std::make_unique<httplib::SSLClient>(tls_host, port_);
+    } else {
+      http = std::make_unique<httplib::SSLClient>(tls_host, port_, t.cert_file, t.key_file);
+    }
+    tls = static_cast<httplib::SSLClient*>(http.get());
+    if (!tls->is_valid()) {
+      return Status::InvalidArgument(fmt::format(
+          "{}: TLS: cannot use the client certificate {} with key {} (tls_config of {})", where,
+          t.cert_file, t.key_file, cfg.file));
+    }
+    tls->enable_server_certificate_verification(!t.insecure_skip_verify);
+    if (!t.ca_file.empty()) tls->set_ca_cert_path(t.ca_file);
+    if (int v = TlsVersion(t.min_version)) SSL_CTX_set_min_proto_version(tls->ssl_context(), v);
+    if (int v = TlsVersion(t.max_version)) SSL_CTX_set_max_proto_version(tls->ssl_context(), v);
+  } else {
+    http = std::make_unique<httplib::ClientImpl>(host_, port_);
+  }
+  SetTimeouts(*http, timeout_seconds);
+  http->set_follow_location(cfg.follow_redirects);
+
+  httplib::Result res = form == nullptr ? http->Get(prefix_ + path, headers)
+                                        : http->Post(prefix_ + path, headers,
+                                                     httplib::Params(form->begin(), form->end()));
+  if (!res) {
+    const httplib::Error e = res.error();
+    if (e == httplib::Error::SSLServerVerification && tls != nullptr) {
+      const long verify = tls->get_openssl_verify_result();
+      if (verify != X509_V_OK) {
+        return Status::IoError(fmt::format(
+            "{}: TLS: the server's certificate does not verify: {}; give the CA that signed it "
+            "as tls_config.ca_file in --prometheus-config{}",
+            where, X509_verify_cert_error_string(verify),
+            cfg.tls.ca_file.empty() ? " (the system's CA store was used)"
+                                    : fmt::format(" (used {})", cfg.tls.ca_file)));
+      }
+      return Status::IoError(fmt::format(
+          "{}: TLS: the server's certificate does not name {}; set tls_config.server_name in "
+          "--prometheus-config to a name it holds",
+          where, cfg.tls.server_name.empty() ? host_ : cfg.tls.server_name));
+    }
+    if (e == httplib::Error::SSLLoadingCerts) {
+      return Status::IoError(
+          fmt::format("{}: TLS: cannot load the CA file {}", where,
+                      cfg.tls.ca_file.empty() ? "(system store)" : cfg.tls.ca_file));
+    }
+    if (e == httplib::Error::SSLConnection) {
+      return Status::IoError(fmt::format(
+          "{}: TLS handshake failed: is the server speaking https (a plain-http server needs "
+          "an http:// URL), and does it accept the TLS versions allowed?",
+          where));
+    }
+    if (tls != nullptr && (e == httplib::Error::Read || e == httplib::Error::Write)) {
+      // With TLS 1.3 a server refuses a client certificate after the handshake: the first read
+      // fails. OpenSSL's queue holds the alert ("tlsv13 alert certificate required").
+      const unsigned long ssl_error = ERR_get_error();
+      const char* reason = ssl_error != 0 ? ERR_reason_error_string(ssl_error) : nullptr;
+      ERR_clear_error();
+      return Status::IoError(fmt::format(
+          "{}: TLS: the server closed the connection{}{}", where,
+          reason != nullptr ? fmt::format(" ({})", reason) : "",
+          cfg.tls.cert_file.empty()
+              ? "; if it requires a client certificate, give tls_config.cert_file and key_file "
+                "in --prometheus-config"
+              : ""));
+    }
+    return Status::IoError(fmt::format("{}: {}", where, httplib::to_string(e)));
+  }
+  if (res->status == 401 || res->status == 403) {
+    const bool has_auth = cfg.basic_auth || cfg.authorization;
+    return Status::FailedPrecondition(fmt::format(
+        "{}: HTTP {} {}: {}", where, res->status, res->status == 401 ? "Unauthorized" : "Forbidden",
+        !has_auth ? "the server wants credentials; give basic_auth or authorization in "
+                    "--prometheus-config"
+                  : fmt::format("the server refused the credentials of {}", cfg.file)));
+  }
+  if (res->status == 400 &&
+      res->body.find("HTTP request to an HTTPS server") != std::string::npos) {
+    return Status::FailedPrecondition(
+        fmt::format("{}: the server speaks https: use an https:// URL", where));
+  }
+  return Reply{res->status, std::move(res->body)};
+}
+
+Result<PromQueryResult> PrometheusClient::Post(
+    const std::string& api, const std::vector<std::pair<std::string, std::string>>& form) const {
+  STEWARD_ASSIGN_OR_RETURN(Reply reply, Send(api, &form, options_.timeout_seconds));
+  return ParsePromResponse(reply.body, reply.status);
 }
 
 namespace {
@@ -293,11 +450,8 @@ Result<PromQueryResult> PrometheusClient::QueryRange(std::string_view promql, do
 }
 
 bool PrometheusClient::Ready() const {
-  httplib::Client http(host_, port_);
-  http.set_connection_timeout(1, 0);
-  http.set_read_timeout(2, 0);
-  httplib::Result res = http.Get(prefix_ + "/-/ready");
-  return res && res->status == 200;
+  Result<Reply> r = Send("/-/ready", nullptr, std::min(options_.timeout_seconds, 2.0));
+  return r.ok() && r->status == 200;
 }
 
 }  // namespace steward::telemetry

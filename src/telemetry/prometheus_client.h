@@ -12,7 +12,13 @@
 //
 // Errors never throw: a malformed answer gives a Status naming the JSON path
 // ("data.result[3].value[1]: ..."); an error envelope gives "prometheus: <errorType>: <error>"
-// with the HTTP status.
+// with the HTTP status. Transport errors name the URL and say what to change: a certificate
+// that does not verify, a handshake with a server that is not speaking https, a 401/403.
+//
+// The client speaks http and https (CA verification on by default, against the system store
+// or tls_config.ca_file) and sends what a PrometheusHttpConfig asks (prometheus_http_config.h):
+// basic auth, a bearer or other Authorization, extra headers such as X-Scope-OrgID for
+// Mimir/Cortex tenants, a client certificate.
 #pragma once
 
 #include <map>
@@ -22,6 +28,7 @@
 #include <vector>
 
 #include "model/status.h"
+#include "telemetry/prometheus_http_config.h"
 
 namespace steward::telemetry {
 
@@ -65,15 +72,20 @@ Result<PromQueryResult> ParsePromResponse(std::string_view body, int http_status
 std::optional<double> ParsePromValue(std::string_view text);
 
 struct PrometheusClientOptions {
+  // Connect, read and write timeout of each request.
   double timeout_seconds = 10;
+  // Authentication, TLS and headers (--prometheus-config); the default sends plain requests
+  // and verifies https servers against the system's CA store.
+  PrometheusHttpConfig http;
 };
 
 // Talks to one Prometheus server. Cheap to copy; each call opens its own connection, so a client
 // may be used from several threads.
 class PrometheusClient {
  public:
-  // `base_url` is "http://host:port" with an optional path prefix ("http://h:9090/prom"), as
-  // Prometheus' --web.route-prefix allows. Only http is supported.
+  // `base_url` is "http[s]://host[:port]" with an optional path prefix ("http://h:9090/prom"),
+  // as Prometheus' --web.route-prefix allows; without a scheme, http. Credentials belong in
+  // the options (basic_auth), not in the URL.
   static Result<PrometheusClient> Create(std::string_view base_url,
                                          PrometheusClientOptions options = {});
 
@@ -88,13 +100,26 @@ class PrometheusClient {
 
   const std::string& host() const { return host_; }
   int port() const { return port_; }
+  bool https() const { return https_; }
+  // "https://host:port/prefix", for messages.
+  std::string url() const;
 
  private:
   PrometheusClient() = default;
   Result<PromQueryResult> Post(const std::string& api,
                                const std::vector<std::pair<std::string, std::string>>& form) const;
+  // One request on a fresh connection configured from options_ (TLS, headers, timeouts);
+  // a null `form` sends a GET (readiness), else a form POST. Returns the status and body.
+  struct Reply {
+    int status = 0;
+    std::string body;
+  };
+  Result<Reply> Send(const std::string& path,
+                     const std::vector<std::pair<std::string, std::string>>* form,
+                     double timeout_seconds) const;
   std::string host_;
   int port_ = 80;
+  bool https_ = false;
   std::string prefix_;  // Path prefix without a trailing '/'.
   PrometheusClientOptions options_;
 };

@@ -1,10 +1,14 @@
 #include "telemetry/prometheus_client.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <httplib.h>
 
 #include <cmath>
 #include <fstream>
+#include <mutex>
 #include <sstream>
+#include <thread>
 
 namespace steward::telemetry {
 namespace {
@@ -168,7 +172,16 @@ TEST(PrometheusClientTest, UrlParsing) {
   ASSERT_TRUE(d.ok());
   EXPECT_EQ(d->host(), "prom.example");
   EXPECT_EQ(PrometheusClient::Create("http://h")->port(), 80);
-  EXPECT_FALSE(PrometheusClient::Create("https://h:9090").ok());
+  auto tls = PrometheusClient::Create("https://prom.example/prefix");
+  ASSERT_TRUE(tls.ok());
+  EXPECT_TRUE(tls->https());
+  EXPECT_EQ(tls->port(), 443);
+  EXPECT_EQ(tls->url(), "https://prom.example:443/prefix");
+  EXPECT_FALSE(PrometheusClient::Create("ftp://h:9090").ok());
+  // Credentials in the URL are refused without echoing them.
+  auto creds = PrometheusClient::Create("https://user:hunter2@h:9090");
+  ASSERT_FALSE(creds.ok());
+  EXPECT_EQ(creds.status().message().find("hunter2"), std::string::npos);
   EXPECT_FALSE(PrometheusClient::Create("http://h:99999").ok());
   EXPECT_FALSE(PrometheusClient::Create("http://:9090").ok());
 }
@@ -184,6 +197,103 @@ TEST(PrometheusClientTest, UnreachableServerIsAnIoError) {
   EXPECT_EQ(r.status().code(), Status::Code::kIoError);
   EXPECT_FALSE(c->Ready());
   EXPECT_FALSE(c->QueryRange("up", 10, 5, 1).ok());
+}
+
+// A loopback server that records the headers of each request and answers like Prometheus,
+// or with 401 when the request lacks the expected Authorization.
+class HeaderServer {
+ public:
+  explicit HeaderServer(std::string want_authorization) : want_(std::move(want_authorization)) {
+    auto handle = [this](const httplib::Request& req, httplib::Response& res) {
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        seen_ = req.headers;
+      }
+      if (req.get_header_value("Authorization") != want_) {
+        res.status = 401;
+        res.set_content("Unauthorized\n", "text/plain");
+        return;
+      }
+      res.set_content(R"({"status":"success","data":{"resultType":"vector","result":[]}})",
+                      "application/json");
+    };
+    server_.Post("/api/v1/query", handle);
+    server_.Get("/-/ready", handle);
+    port_ = server_.bind_to_any_port("127.0.0.1");
+    thread_ = std::thread([this] { server_.listen_after_bind(); });
+    while (!server_.is_running()) std::this_thread::yield();
+  }
+  ~HeaderServer() {
+    server_.stop();
+    thread_.join();
+  }
+  int port() const { return port_; }
+  httplib::Headers seen() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return seen_;
+  }
+
+ private:
+  std::string want_;
+  httplib::Server server_;
+  int port_ = 0;
+  std::thread thread_;
+  std::mutex mu_;
+  httplib::Headers seen_;
+};
+
+TEST(PrometheusClientTest, SendsTheConfiguredCredentialsAndHeaders) {
+  HeaderServer server("Bearer tok");
+  PrometheusClientOptions o;
+  o.timeout_seconds = 5;
+  auto cfg = ParsePrometheusHttpConfig(
+      "authorization: {credentials: tok}\n"
+      "http_headers:\n  X-Scope-OrgID: {values: [tenant-1, tenant-2]}\n",
+      "client.yml", "");
+  ASSERT_TRUE(cfg.ok()) << cfg.status().message();
+  o.http = *cfg;
+  auto c = PrometheusClient::Create(fmt::format("http://127.0.0.1:{}", server.port()), o);
+  ASSERT_TRUE(c.ok());
+  Result<PromQueryResult> r = c->Query("up");
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_TRUE(r->vector.empty());
+  const httplib::Headers seen = server.seen();
+  std::vector<std::string> tenants;
+  for (auto [it, end] = seen.equal_range("X-Scope-OrgID"); it != end; ++it)
+    tenants.push_back(it->second);
+  EXPECT_EQ(tenants, (std::vector<std::string>{"tenant-1", "tenant-2"}));
+  EXPECT_TRUE(c->Ready());
+}
+
+TEST(PrometheusClientTest, UnauthorizedSaysWhatToConfigure) {
+  HeaderServer server("Bearer tok");
+  PrometheusClientOptions o;
+  o.timeout_seconds = 5;
+  auto plain = PrometheusClient::Create(fmt::format("http://127.0.0.1:{}", server.port()), o);
+  ASSERT_TRUE(plain.ok());
+  Result<PromQueryResult> r = plain->Query("up");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("401"), std::string::npos) << r.status().message();
+  EXPECT_NE(r.status().message().find("--prometheus-config"), std::string::npos);
+  EXPECT_FALSE(plain->Ready());
+
+  o.http = *ParsePrometheusHttpConfig("authorization: {credentials: wrong}\n", "mine.yml", "");
+  auto wrong = PrometheusClient::Create(fmt::format("http://127.0.0.1:{}", server.port()), o);
+  Result<PromQueryResult> w = wrong->Query("up");
+  ASSERT_FALSE(w.ok());
+  EXPECT_NE(w.status().message().find("mine.yml"), std::string::npos) << w.status().message();
+  EXPECT_EQ(w.status().message().find("wrong"), std::string::npos) << w.status().message();
+}
+
+TEST(PrometheusClientTest, HttpsToAPlainServerIsAHandshakeError) {
+  HeaderServer server("");
+  PrometheusClientOptions o;
+  o.timeout_seconds = 5;
+  auto c = PrometheusClient::Create(fmt::format("https://127.0.0.1:{}", server.port()), o);
+  ASSERT_TRUE(c.ok());
+  Result<PromQueryResult> r = c->Query("up");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("TLS"), std::string::npos) << r.status().message();
 }
 
 }  // namespace
