@@ -78,9 +78,9 @@ enum class PatchType : uint8_t {
 std::string_view PatchContentType(PatchType type);
 
 struct CallOptions {
-  Query query;           // labelSelector, fieldSelector, resourceVersion, ...
+  Query query{};         // labelSelector, fieldSelector, resourceVersion, ...
   bool dry_run = false;  // ?dryRun=All: admission runs, nothing is stored.
-  std::string field_manager;
+  std::string field_manager{};
   int max_retries = -1;  // -1: KubeClientOptions::max_retries.
 };
 

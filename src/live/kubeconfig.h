@@ -78,10 +78,10 @@ Result<RestConfig> InClusterConfig(const std::filesystem::path& root = kServiceA
                                    const EnvLookup& getenv = {});
 
 struct ConfigSources {
-  std::string kubeconfig;  // An explicit file (--kubeconfig); "" = look further.
-  std::string context;     // --context; "" = the file's current-context.
+  std::string kubeconfig{};  // An explicit file (--kubeconfig); "" = look further.
+  std::string context{};     // --context; "" = the file's current-context.
   // Environment lookups (KUBECONFIG, HOME, KUBERNETES_SERVICE_*); unset = the process's.
-  EnvLookup getenv;
+  EnvLookup getenv{};
   std::filesystem::path service_account_dir = kServiceAccountDir;
 };
 // kubectl's resolution order (see the top of this file).
