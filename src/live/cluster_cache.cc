@@ -19,8 +19,7 @@ struct CustomGroup {
 };
 // The Kueue and Volcano resources the cache follows when the server serves them.
 const CustomGroup kCustomGroups[] = {
-    {"kueue.x-k8s.io",
-     {"clusterqueues", "localqueues", "workloads", "resourceflavors", "cohorts"}},
+    {"kueue.x-k8s.io", {"clusterqueues", "localqueues", "workloads", "resourceflavors", "cohorts"}},
     {"scheduling.volcano.sh", {"queues", "podgroups"}},
 };
 
@@ -39,8 +38,7 @@ std::string KeyOf(const json& object) {
 bool HasVerbs(const json& resource, std::initializer_list<const char*> verbs) {
   if (!resource.contains("verbs") || !resource["verbs"].is_array()) return false;
   for (const char* v : verbs)
-    if (std::find(resource["verbs"].begin(), resource["verbs"].end(), v) ==
-        resource["verbs"].end())
+    if (std::find(resource["verbs"].begin(), resource["verbs"].end(), v) == resource["verbs"].end())
       return false;
   return true;
 }
@@ -61,8 +59,7 @@ Result<std::vector<ResourceRef>> Discover(KubeClient* client, const json& groups
     const std::string path = fmt::format("/apis/{}/{}", wanted.group, version);
     ApiResult list = client->Get(path);
     if (!list.ok())
-      return Status::IoError(
-          fmt::format("discovery {}: {}", path, list.ToStatus().message()));
+      return Status::IoError(fmt::format("discovery {}: {}", path, list.ToStatus().message()));
     const json& resources = list.value().value("resources", json::array());
     for (const std::string& plural : wanted.plurals) {
       for (const json& r : resources) {
@@ -219,9 +216,9 @@ Result<std::unique_ptr<ClusterCache>> ClusterCache::Start(KubeClient* client,
         i.Handlers<kube::Pod>("pods", &Impl::pods, kube::DecodePod));
   i.Add(ResourceRef::Core("namespaces", false), "", nullptr,
         i.Handlers<kube::Namespace>("namespaces", &Impl::namespaces, kube::DecodeNamespace));
-  i.Add({"policy", "v1", "poddisruptionbudgets", true}, "", nullptr,
-        i.Handlers<kube::PodDisruptionBudget>("poddisruptionbudgets", &Impl::pdbs,
-                                              kube::DecodePdb));
+  i.Add(
+      {"policy", "v1", "poddisruptionbudgets", true}, "", nullptr,
+      i.Handlers<kube::PodDisruptionBudget>("poddisruptionbudgets", &Impl::pdbs, kube::DecodePdb));
   if (i.options.events)
     i.Add(ResourceRef::Core("events", true), i.options.events_namespace, nullptr,
           i.Handlers<kube::Event>("events", &Impl::events, kube::DecodeEvent));

@@ -176,7 +176,7 @@ bool Informer::WatchOnce() {
     if (stopping_) return false;
     if (e.code == 410) {
       ++stats_.relists_after_gone;
-      stats_.last_error = fmt::format("watch {}: {}", path_, e.message);
+      stats_.last_error = fmt::format("watch {}: {}", path_, r.ToStatus().message());
       return true;  // Re-list at once (client-go does not back off on 410).
     }
     ++stats_.failures;

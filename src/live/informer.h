@@ -84,13 +84,13 @@ class Informer {
   const InformerOptions& options() const { return options_; }
 
   struct Stats {
-    int64_t lists = 0;              // Successful lists (the first one included).
-    int64_t relists_after_gone = 0; // Lists forced by a 410.
-    int64_t watches = 0;            // Watch streams opened.
-    int64_t events = 0;             // Watch events applied (bookmarks excluded).
-    int64_t failures = 0;           // Failed lists or watches (each followed by a backoff).
-    std::string resource_version;   // The last version seen.
-    std::string last_error;         // The last failure's message.
+    int64_t lists = 0;               // Successful lists (the first one included).
+    int64_t relists_after_gone = 0;  // Lists forced by a 410.
+    int64_t watches = 0;             // Watch streams opened.
+    int64_t events = 0;              // Watch events applied (bookmarks excluded).
+    int64_t failures = 0;            // Failed lists or watches (each followed by a backoff).
+    std::string resource_version;    // The last version seen.
+    std::string last_error;          // The last failure's message.
   };
   Stats stats() const;
 
@@ -113,12 +113,12 @@ class Informer {
   WatchCancel cancel_;
 
   mutable std::mutex mu_;
-  std::condition_variable cv_;                    // Wakes backoff sleeps and sync waiters.
-  bool stopping_ = false;                         // Guarded by mu_.
-  bool synced_ = false;                           // Guarded by mu_.
+  std::condition_variable cv_;                   // Wakes backoff sleeps and sync waiters.
+  bool stopping_ = false;                        // Guarded by mu_.
+  bool synced_ = false;                          // Guarded by mu_.
   std::map<std::string, nlohmann::json> store_;  // By namespace/name. Guarded by mu_.
-  Stats stats_;                                   // Guarded by mu_.
-  std::chrono::milliseconds backoff_{0};          // Informer thread only.
+  Stats stats_;                                  // Guarded by mu_.
+  std::chrono::milliseconds backoff_{0};         // Informer thread only.
 };
 
 }  // namespace steward::live

@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <thread>
 
 #include "http/server.h"
 #include "kube/api_server.h"
@@ -249,6 +250,7 @@ class KubeTestServer {
               const std::string& owner_kind = "", const std::string& owner_name = "") {
     store_.Commit({{pods_, ns, name, PodJson(ns, name, node, gpus, owner_kind, owner_name)}});
   }
+  void DeleteNode(const std::string& name) { store_.Commit({{nodes_, "", name, std::nullopt}}); }
   void DeletePod(const std::string& ns, const std::string& name) {
     store_.Commit({{pods_, ns, name, std::nullopt}});
   }
@@ -297,5 +299,21 @@ class KubeTestServer {
   int nodes_ = 0, pods_ = 0, namespaces_ = 0, cluster_queues_ = 0;
   std::atomic<int> requests_{0};
 };
+
+}  // namespace steward::live::testing
+
+namespace steward::live::testing {
+
+// Polls `condition` every 5 ms until it holds or `timeout` passes (for changes that arrive on
+// another thread); returns whether it held.
+inline bool Eventually(const std::function<bool()>& condition,
+                       std::chrono::milliseconds timeout = std::chrono::seconds(10)) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (condition()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return condition();
+}
 
 }  // namespace steward::live::testing
