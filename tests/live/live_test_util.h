@@ -109,6 +109,8 @@ inline std::string ReadText(const fs::path& p) {
 // made once per test binary with the openssl CLI (EC keys: fast).
 struct TestCerts {
   fs::path dir, ca_cert, server_cert, server_key, other_ca_cert, client_cert, client_key;
+  // Self-signed for 127.0.0.1 (its own CA, as `steward serve --tls-cert` users make them).
+  fs::path self_signed_cert, self_signed_key;
   static const TestCerts& Get() {
     static TestCerts certs = Make();
     return certs;
@@ -131,7 +133,9 @@ struct TestCerts {
         "-out server.crt -days 2 -extfile san.ext; " + "openssl req " + key +
         " -keyout client.key -out client.csr -subj /CN=steward; " +
         "openssl x509 -req -in client.csr -CA ca.crt -CAkey ca.key -CAcreateserial " +
-        "-out client.crt -days 2";
+        "-out client.crt -days 2; " + "openssl req -x509 " + key +
+        " -keyout self.key -out self.crt -days 2 " +
+        "-subj /CN=steward-twin -addext subjectAltName=IP:127.0.0.1";
     const std::string cmd = "sh -c \"" + script + "\" >/dev/null 2>&1";
     EXPECT_EQ(std::system(cmd.c_str()), 0) << "openssl failed: " << cmd;
     c.ca_cert = c.dir / "ca.crt";
@@ -140,6 +144,8 @@ struct TestCerts {
     c.other_ca_cert = c.dir / "other.crt";
     c.client_cert = c.dir / "client.crt";
     c.client_key = c.dir / "client.key";
+    c.self_signed_cert = c.dir / "self.crt";
+    c.self_signed_key = c.dir / "self.key";
     return c;
   }
 };
