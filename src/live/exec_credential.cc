@@ -100,7 +100,7 @@ Result<PluginOutput> RunPlugin(const std::vector<std::string>& argv,
   while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR) {
   }
   if (timed_out)
-    return Status::IoError(fmt::format("did not finish within {} s", timeout.count() / 1000));
+    return Status::IoError(fmt::format("did not finish within {} ms", timeout.count()));
   result.exit_code = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128 + WTERMSIG(wstatus);
   return result;
 }
@@ -152,7 +152,7 @@ Result<ExecCredential> ParseExecCredential(std::string_view json_text, std::stri
 
 ExecCredentialSource::ExecCredentialSource(ExecConfig config, std::string server,
                                            std::string ca_pem, Clock* clock,
-                                           std::chrono::seconds timeout)
+                                           std::chrono::milliseconds timeout)
     : config_(std::move(config)),
       server_(std::move(server)),
       ca_pem_(std::move(ca_pem)),

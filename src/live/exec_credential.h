@@ -47,7 +47,7 @@ Result<ExecCredential> ParseExecCredential(std::string_view json_text, std::stri
 class ExecCredentialSource {
  public:
   ExecCredentialSource(ExecConfig config, std::string server, std::string ca_pem, Clock* clock,
-                       std::chrono::seconds timeout = std::chrono::seconds(60));
+                       std::chrono::milliseconds timeout = std::chrono::seconds(60));
   ExecCredentialSource(const ExecCredentialSource&) = delete;
   ExecCredentialSource& operator=(const ExecCredentialSource&) = delete;
 
@@ -64,7 +64,7 @@ class ExecCredentialSource {
   const ExecConfig config_;
   const std::string server_, ca_pem_;
   Clock* const clock_;
-  const std::chrono::seconds timeout_;
+  const std::chrono::milliseconds timeout_;
   mutable std::mutex mu_;                 // Held across a plugin run: one run at a time.
   std::optional<ExecCredential> cached_;  // Guarded by mu_.
   uint64_t generation_ = 0;               // Guarded by mu_.

@@ -26,9 +26,10 @@
 // server may have applied them. A PDB's 429 on an eviction is retried like any 429 unless the
 // call sets CallOptions::max_retries = 0 (drains that pace themselves should).
 //
-// Cost: one pooled keep-alive connection per concurrent request; a watch holds a connection of
-// its own for as long as it streams. Thread-safety: every method may be called from any thread
-// at once; the client must outlive its calls.
+// Cost: GETs reuse pooled keep-alive connections (one per concurrent request); writes open a
+// fresh connection each, so a failure is never a stale socket mistaken for the server's answer;
+// a watch holds a connection of its own for as long as it streams. Thread-safety: every method may
+// be called from any thread at once; the client must outlive its calls.
 #pragma once
 
 #include <atomic>

@@ -121,7 +121,7 @@ TEST(ExecCredentialTest, HungPluginIsKilledAtTheTimeout) {
   ExecConfig e;
   e.api_version = kV1;
   e.command = dir.Write("hang.sh", "#!/bin/sh\nexec sleep 30\n", true).string();
-  ExecCredentialSource source(e, "https://h", "", RealClock(), std::chrono::seconds(1));
+  ExecCredentialSource source(e, "https://h", "", RealClock(), std::chrono::milliseconds(200));
   Result<ExecCredential> c = source.Get();
   ASSERT_FALSE(c.ok());
   EXPECT_THAT(c.status().message(), HasSubstr("did not finish"));
