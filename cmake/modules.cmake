@@ -1,7 +1,8 @@
 # Steward's modules, lowest first. Dependencies point one way:
 #   model <- place, govern <- twin <- telemetry <- health <- server <- cli; cost <- server;
 #   model <- store <- health, cost, cli (SQLite stores: remediation state, event log, ledger);
-#   twin <- reclaim <- cli; govern <- audit <- twin (tenancy findings of a scenario)
+#   twin <- reclaim <- cli; govern <- audit <- twin (tenancy findings of a scenario);
+#   model <- control <- twin, health (the controllers' one interface to a cluster)
 # Each module is declared once here with its DEPS; a module may exist before its code does.
 # Every module the CLI links is listed in STEWARD_CLI_DEPS.
 steward_module(model)
@@ -33,7 +34,10 @@ steward_module(kube DEPS http govern model)
 # The tenant isolation audit (steward audit tenancy): cluster objects in, findings out. Kueue and
 # Volcano objects are read by govern's importer.
 steward_module(audit DEPS govern model)
-steward_module(twin DEPS audit place govern model)
+# The one interface controllers observe and act through (docs: DEVELOPERS.md, "Controllers");
+# the twin implements it (twin/twin_cluster_control.h), the live cluster in its module.
+steward_module(control DEPS model)
+steward_module(twin DEPS control audit place govern model)
 # The built-in default scenario is examples/default.yaml, compiled into the binary so
 # `steward twin run` works from any directory. Editing the YAML re-runs the configure step.
 set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
@@ -54,7 +58,7 @@ target_sources(steward_twin PRIVATE ${CMAKE_BINARY_DIR}/generated/default_scenar
 # uses Debian's cpp-httplib (steward_httplib in CMakeLists.txt).
 steward_module(telemetry DEPS twin model)
 target_link_libraries(steward_telemetry PUBLIC steward_httplib)
-steward_module(health DEPS telemetry store model)
+steward_module(health DEPS control telemetry store model)
 # Idle reclaim: a twin controller (twin/controller.h), like the remediation loop in health.
 steward_module(reclaim DEPS twin model)
 steward_module(cost DEPS store model)
@@ -77,4 +81,4 @@ if(TARGET live_tests)
   target_link_libraries(live_tests PRIVATE steward_kubefront)
 endif()
 include(${PROJECT_SOURCE_DIR}/cmake/dashboard.cmake)
-set(STEWARD_CLI_DEPS kubefront server diagnose reclaim twin audit place govern telemetry health cost store model)
+set(STEWARD_CLI_DEPS kubefront server diagnose reclaim twin control audit place govern telemetry health cost store model)

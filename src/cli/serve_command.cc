@@ -39,6 +39,9 @@ struct ServeArgs {
   std::string kubeconfig_out;
   std::string token_file;
   std::string tls_cert, tls_key;
+  // How long the Kubernetes API keeps watch history and continue tokens (seconds of real time;
+  // etcd's default is 5 minutes). Tests shorten it to provoke 410 Expired without waiting.
+  double kube_watch_window = 300;
   bool read_only = false;
 };
 
@@ -67,6 +70,8 @@ Result<std::string> ReadTokenFile(const std::string& path) {
 
 void Serve(const ServeArgs& a) {
   if (!(a.speed > 0)) Die(fmt::format("--speed {}: must be > 0", a.speed));
+  if (!(a.kube_watch_window > 0))
+    Die(fmt::format("--kube-watch-window {}: must be > 0 seconds", a.kube_watch_window));
   Result<twin::Scenario> scenario = a.scenario.empty()
                                         ? Result<twin::Scenario>(twin::DefaultScenario())
                                         : twin::LoadScenario(a.scenario);
@@ -131,6 +136,8 @@ void Serve(const ServeArgs& a) {
     k.tls_cert_file = a.tls_cert;
     k.tls_key_file = a.tls_key;
     k.remediation = setup->remediation;
+    k.store.history_window =
+        std::chrono::milliseconds(static_cast<int64_t>(a.kube_watch_window * 1000));
     k.epoch_micros = std::chrono::duration_cast<std::chrono::seconds>(
                          std::chrono::system_clock::now().time_since_epoch())
                          .count() *
@@ -205,6 +212,12 @@ void RegisterServeCommands(CLI::App& app) {
   serve->add_option("--token-file", a->token_file,
                     "Bearer token clients must present (required beyond loopback; generated "
                     "when absent)");
+  serve
+      ->add_option("--kube-watch-window", a->kube_watch_window,
+                   "Seconds of real time the Kubernetes API keeps watch history and list "
+                   "continue tokens; older resourceVersions get 410 Expired (etcd keeps 5 "
+                   "minutes; tests shorten it)")
+      ->capture_default_str();
   serve->add_option("--tls-cert", a->tls_cert, "PEM certificate: serve the Kubernetes API over "
                                                 "HTTPS (with --tls-key)");
   serve->add_option("--tls-key", a->tls_key, "PEM private key of --tls-cert");

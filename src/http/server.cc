@@ -14,6 +14,7 @@
 #include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <random>
 
 namespace steward::http {
@@ -113,6 +114,11 @@ Reply Server::Refuse(int status, std::string_view message) const {
 }
 
 Reply Server::Dispatch(const Request& r) const {
+  if (std::optional<Reply> refusal = Screen(r)) return *std::move(refusal);
+  return handler_(r);
+}
+
+std::optional<Reply> Server::Screen(const Request& r) const {
   const AccessOptions& a = options_.access;
   const bool write = IsWrite(r.method);
   if (a.browser_checks && IsLoopbackHost(options_.host)) {
@@ -145,7 +151,7 @@ Reply Server::Dispatch(const Request& r) const {
     if (!origin.empty() && IsSimpleContentType(r.Header("Content-Type")))
       return Refuse(415, "writes from a browser need Content-Type: application/json");
   }
-  return handler_(r);
+  return std::nullopt;
 }
 
 Result<int> Server::Start() {
@@ -216,12 +222,20 @@ Result<int> Server::Start() {
     send(Dispatch(to_request(req)), res);
   };
   // Bodies are read through a content reader so the limit holds for chunked bodies too
-  // (httplib checks it only against Content-Length).
+  // (httplib checks it only against Content-Length). The access rules only need the headers:
+  // a refused request is refused whatever its body (a form's multipart body, which httplib
+  // cannot hand over raw, included); its body is then read and dropped, up to the limit, so
+  // the connection stays in step.
   auto with_body = [this, to_request, send](const httplib::Request& req, httplib::Response& res,
                                             const httplib::ContentReader& reader) {
     Request r = to_request(req);
-    bool too_large = false;
     const size_t limit = options_.max_body_bytes;
+    if (std::optional<Reply> refusal = Screen(r)) {
+      size_t dropped = 0;
+      reader([&](const char*, size_t n) { return (dropped += n) <= limit; });
+      return send(*std::move(refusal), res);
+    }
+    bool too_large = false;
     const bool read = reader([&](const char* data, size_t n) {
       if (r.body.size() + n > limit) {
         too_large = true;
@@ -230,7 +244,8 @@ Result<int> Server::Start() {
       r.body.append(data, n);
       return true;
     });
-    if (too_large)
+    // httplib refuses a Content-Length past the limit itself (status 413, body skipped).
+    if (too_large || (!read && res.status == 413))
       return send(Refuse(413, fmt::format("request body larger than {} bytes", limit)), res);
     if (!read) return send(Refuse(400, "request body could not be read"), res);
     send(Dispatch(r), res);

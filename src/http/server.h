@@ -21,6 +21,7 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -93,6 +94,8 @@ class Server {
 
  private:
   Reply Dispatch(const Request& request) const;
+  // The refusal of a request by the access rules (headers only), or nullopt to serve it.
+  std::optional<Reply> Screen(const Request& request) const;
   Reply Refuse(int status, std::string_view message) const;
 
   const ServerOptions options_;

@@ -68,9 +68,11 @@ ApiError ApiError::UnsupportedMediaType(std::string message) {
 }
 ApiError ApiError::Invalid(std::string_view kind, std::string_view group, std::string_view name,
                            std::vector<StatusCause> causes) {
+  // As apimachinery's aggregate error prints a field.ErrorList: one error bare, several in [].
   std::string detail;
   for (const StatusCause& c : causes)
     detail += fmt::format("{}{}: {}", detail.empty() ? "" : ", ", c.field, c.message);
+  if (causes.size() > 1) detail = "[" + detail + "]";
   ApiError e =
       Make(422, "Invalid",
            fmt::format("{} \"{}\" is invalid: {}", GroupResource(kind, group), name, detail));
@@ -126,11 +128,48 @@ nlohmann::json ToJson(const ApiError& e) {
   return j;
 }
 
+namespace {
+
+// The reason client-go gives an answer that carries no Status (NewGenericServerResponse).
+std::string ReasonForCode(int code) {
+  switch (code) {
+    case 400:
+      return "BadRequest";
+    case 401:
+      return "Unauthorized";
+    case 403:
+      return "Forbidden";
+    case 404:
+      return "NotFound";
+    case 405:
+      return "MethodNotAllowed";
+    case 406:
+      return "NotAcceptable";
+    case 409:
+      return "Conflict";
+    case 415:
+      return "UnsupportedMediaType";
+    case 422:
+      return "Invalid";
+    case 429:
+      return "TooManyRequests";
+    case 503:
+      return "ServiceUnavailable";
+    case 504:
+      return "Timeout";
+    default:
+      return code >= 500 ? "InternalError" : "Unknown";
+  }
+}
+
+}  // namespace
+
 ApiError DecodeApiError(int http_status, std::string_view body) {
   ApiError e;
   e.code = http_status;
   nlohmann::json j = nlohmann::json::parse(body, nullptr, false);
   if (!j.is_object() || j.value("kind", "") != "Status") {
+    e.reason = ReasonForCode(http_status);
     e.message = std::string(body.substr(0, 512));
     return e;
   }
@@ -138,15 +177,19 @@ ApiError DecodeApiError(int http_status, std::string_view body) {
     auto it = o.find(k);
     return it != o.end() && it->is_string() ? it->get<std::string>() : std::string();
   };
-  e.reason = str(j, "reason");
   e.message = str(j, "message");
-  if (auto it = j.find("code"); it != j.end() && it->is_number_integer()) e.code = *it;
+  if (auto it = j.find("code");
+      it != j.end() && it->is_number_integer() && *it >= 100 && *it <= 599)
+    e.code = *it;
+  e.reason = str(j, "reason");
+  if (e.reason.empty()) e.reason = ReasonForCode(e.code);
   if (auto it = j.find("details"); it != j.end() && it->is_object()) {
     const nlohmann::json& d = *it;
     e.name = str(d, "name");
     e.group = str(d, "group");
     e.kind = str(d, "kind");
-    if (auto r = d.find("retryAfterSeconds"); r != d.end() && r->is_number_integer())
+    if (auto r = d.find("retryAfterSeconds");
+        r != d.end() && r->is_number_integer() && *r >= 0 && *r <= 86400 * 365)
       e.retry_after_seconds = *r;
     if (auto c = d.find("causes"); c != d.end() && c->is_array())
       for (const nlohmann::json& cause : *c)

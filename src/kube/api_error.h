@@ -58,6 +58,8 @@ struct ApiError {
 
 nlohmann::json ToJson(const ApiError& error);
 // The error a client got: `body` a Status object (or anything else: its text is the message).
+// A missing reason is the one client-go derives from the HTTP code (404 NotFound, 409 Conflict,
+// 5xx InternalError, ...), so callers can branch on `reason` whatever answered.
 ApiError DecodeApiError(int http_status, std::string_view body);
 
 }  // namespace steward::kube

@@ -64,6 +64,63 @@ std::optional<int64_t> ParseInt(std::string_view s) {
 
 bool IsTrue(const std::string& v) { return v == "1" || v == "true" || v == "True"; }
 
+std::optional<bool> BoolParam(const http::Request& r, const std::string& name) {
+  auto it = r.params.find(name);
+  if (it == r.params.end()) return std::nullopt;
+  std::string v = it->second;
+  for (char& c : v) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return !(v == "0" || v == "false");
+}
+
+std::optional<ApiError> ValidateListOptions(const http::Request& r, bool watch) {
+  const std::string match = r.Param("resourceVersionMatch");
+  const bool has_rv = !r.Param("resourceVersion").empty();
+  const bool has_continue = !r.Param("continue").empty();
+  const std::optional<bool> send_initial = BoolParam(r, "sendInitialEvents");
+  std::vector<StatusCause> causes;
+  auto forbidden = [&](const char* field, std::string detail) {
+    causes.push_back({"FieldValueForbidden", "Forbidden: " + detail, field});
+  };
+  auto not_supported = [&](std::string_view supported) {
+    causes.push_back(
+        {"FieldValueNotSupported",
+         fmt::format("Unsupported value: \"{}\": supported values: {}", match, supported),
+         "resourceVersionMatch"});
+  };
+  if (watch) {
+    if (send_initial && match != "NotOlderThan")
+      forbidden("resourceVersionMatch",
+                "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan");
+    if (!match.empty()) {
+      if (!send_initial)
+        forbidden("resourceVersionMatch",
+                  "resourceVersionMatch is forbidden for watch unless sendInitialEvents is "
+                  "provided");
+      if (match != "NotOlderThan") not_supported("\"NotOlderThan\"");
+      if (has_continue)
+        forbidden("resourceVersionMatch",
+                  "resourceVersionMatch is forbidden when continue is provided");
+    }
+  } else {
+    if (!match.empty()) {
+      if (!has_rv)
+        forbidden("resourceVersionMatch",
+                  "resourceVersionMatch is forbidden unless resourceVersion is provided");
+      if (has_continue)
+        forbidden("resourceVersionMatch",
+                  "resourceVersionMatch is forbidden when continue is provided");
+      if (match != "Exact" && match != "NotOlderThan")
+        not_supported("\"Exact\", \"NotOlderThan\", \"\"");
+      if (match == "Exact" && r.Param("resourceVersion") == "0")
+        forbidden("resourceVersionMatch",
+                  "resourceVersionMatch \"exact\" is forbidden for resourceVersion \"0\"");
+    }
+    if (send_initial) forbidden("sendInitialEvents", "sendInitialEvents is forbidden for list");
+  }
+  if (causes.empty()) return std::nullopt;
+  return ApiError::Invalid("ListOptions", "meta.k8s.io", "", std::move(causes));
+}
+
 std::string DryRunError(const http::Request& r, bool* dry_run) {
   *dry_run = false;
   for (auto [it, end] = r.params.equal_range("dryRun"); it != end; ++it) {

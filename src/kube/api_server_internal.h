@@ -43,6 +43,13 @@ bool WantsTable(const http::Request& r);
 IncludeObject IncludeObjectParam(const http::Request& r);
 std::optional<int64_t> ParseInt(std::string_view s);
 bool IsTrue(const std::string& v);
+// A boolean query parameter as Kubernetes converts one: absent = nullopt, "0" or "false" (any
+// case) = false, any other value = true.
+std::optional<bool> BoolParam(const http::Request& r, const std::string& name);
+// apimachinery's ValidateListOptions for a list or a watch: the 422 Invalid (ListOptions) for a
+// forbidden combination of resourceVersionMatch, resourceVersion, continue and
+// sendInitialEvents, one cause per rule broken; nullopt when the options are consistent.
+std::optional<ApiError> ValidateListOptions(const http::Request& r, bool watch);
 // "" and *dry_run set from ?dryRun=All, or the error for another value.
 std::string DryRunError(const http::Request& r, bool* dry_run);
 

@@ -82,19 +82,17 @@ http::Reply ApiServer::List(const Route& route, const http::Request& r) {
     if (!v || *v < 0) return ErrorReply(ApiError::BadRequest(fmt::format("invalid limit: {}", l)));
     limit = *v;
   }
+  if (std::optional<ApiError> invalid = ValidateListOptions(r, /*watch=*/false))
+    return ErrorReply(*invalid);
   const std::string rv_param = r.Param("resourceVersion");
   const std::string match = r.Param("resourceVersionMatch");
-  if (!match.empty() && match != "Exact" && match != "NotOlderThan")
-    return ErrorReply(ApiError::BadRequest(
-        fmt::format("resourceVersionMatch: unsupported value '{}' (Exact, NotOlderThan)", match)));
-  if (!match.empty() && rv_param.empty())
-    return ErrorReply(ApiError::BadRequest(
-        "resourceVersionMatch is forbidden unless resourceVersion is provided"));
 
   ObjectStore::View view;
   std::optional<ContinueToken> from;
   if (const std::string token = r.Param("continue"); !token.empty()) {
-    if (!rv_param.empty())
+    // The token names the snapshot; "0" (any version) is ignored next to it, as the API
+    // server's storage does, so a pager that keeps its first request's resourceVersion=0 works.
+    if (!rv_param.empty() && rv_param != "0")
       return ErrorReply(
           ApiError::BadRequest("specifying resource version is not allowed when using continue"));
     from = DecodeContinue(token);
@@ -108,9 +106,6 @@ http::Reply ApiServer::List(const Route& route, const http::Request& r) {
     }
     view = std::get<ObjectStore::View>(v);
   } else if (rv_param.empty() || rv_param == "0") {
-    if (match == "Exact")
-      return ErrorReply(ApiError::BadRequest(
-          "resourceVersionMatch \"Exact\" is forbidden for resourceVersion \"0\""));
     view = store_->Snapshot(route.store_id);
   } else {
     std::optional<int64_t> rv = ParseInt(rv_param);

@@ -28,14 +28,20 @@ http::Reply ApiServer::Watch(const Route& route, const http::Request& r) {
   Filter filter = std::get<Filter>(filter_or);
   const std::string rv_param = r.Param("resourceVersion");
   const bool bookmarks = IsTrue(r.Param("allowWatchBookmarks"));
-  const bool send_initial = IsTrue(r.Param("sendInitialEvents"));
-  if (send_initial && (r.Param("resourceVersionMatch") != "NotOlderThan" || !bookmarks))
+  if (std::optional<ApiError> invalid = ValidateListOptions(r, /*watch=*/true))
+    return ErrorReply(*invalid);
+  // sendInitialEvents: true = the state as ADDED events ended by the initial-events-end
+  // bookmark (which the client must accept); false = changes only, even from "" or "0";
+  // absent = the legacy rule (initial state for "" and "0", none after "N").
+  const std::optional<bool> send_initial_param = BoolParam(r, "sendInitialEvents");
+  const bool send_initial = send_initial_param.value_or(false);
+  if (send_initial && !bookmarks)
     return ErrorReply(ApiError::Invalid(
         "ListOptions", "meta.k8s.io", "",
         {{"FieldValueForbidden",
-          "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan and "
-          "allowWatchBookmarks",
-          "sendInitialEvents"}}));
+          "Forbidden: sendInitialEvents=true ends the initial state with a bookmark; set "
+          "allowWatchBookmarks=true",
+          "allowWatchBookmarks"}}));
   std::chrono::seconds timeout = options_.default_watch_timeout;
   if (const std::string t = r.Param("timeoutSeconds"); !t.empty()) {
     std::optional<int64_t> v = ParseInt(t);
@@ -43,9 +49,10 @@ http::Reply ApiServer::Watch(const Route& route, const http::Request& r) {
       return ErrorReply(ApiError::BadRequest(fmt::format("invalid timeoutSeconds: {}", t)));
     if (*v > 0) timeout = std::chrono::seconds(*v);
   }
-  // Where the stream starts: after a given version, or (unset / "0", or sendInitialEvents)
-  // with the current state as synthetic ADDED events.
-  bool initial = send_initial || rv_param.empty() || rv_param == "0";
+  // Where the stream starts: with the current state as synthetic ADDED events, at the current
+  // version without them, or after a given version.
+  const bool any_version = rv_param.empty() || rv_param == "0";
+  const bool initial = send_initial_param.value_or(any_version);
   int64_t from = 0;
   std::shared_ptr<const ObjectStore::Items> initial_items;
   std::optional<ApiError> expired;
@@ -53,6 +60,8 @@ http::Reply ApiServer::Watch(const Route& route, const http::Request& r) {
     ObjectStore::View v = store_->Snapshot(route.store_id);
     from = v.resource_version;
     initial_items = v.items;
+  } else if (any_version) {
+    from = store_->resource_version();
   } else {
     std::optional<int64_t> rv = ParseInt(rv_param);
     if (!rv || *rv < 0)
@@ -165,7 +174,10 @@ http::Reply ApiServer::Watch(const Route& route, const http::Request& r) {
         next_bookmark = Clock::now() + options_.bookmark_interval;
       }
       const Clock::time_point now = Clock::now();
-      if (bookmarks && now >= next_bookmark) {
+      // At the deadline a last bookmark, as the API server's watch cache sends one just before
+      // a watch times out: the client re-watches from a version as close to now as possible,
+      // not from its last event, which an idle selection may have left past the window (410).
+      if (bookmarks && (now >= next_bookmark || now >= end)) {
         if (!bookmark(cursor == 0 ? store_->resource_version() : cursor, false)) return;
         next_bookmark = now + options_.bookmark_interval;
       }

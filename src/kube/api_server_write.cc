@@ -200,6 +200,16 @@ http::Reply ApiServer::Modify(const Route& route, const http::Request& r) {
   bool dry_run = false;
   if (std::string e = DryRunError(r, &dry_run); !e.empty())
     return ErrorReply(ApiError::BadRequest(e));
+  // A PATCH's media type is checked before its body is read: server-side apply sends YAML,
+  // which must meet the 415 that names what is served, not a 400 about JSON.
+  if (r.method == "PATCH") {
+    std::string media(r.Header("Content-Type").substr(0, r.Header("Content-Type").find(';')));
+    while (!media.empty() && media.back() == ' ') media.pop_back();
+    if (media == "application/apply-patch+yaml")
+      return ErrorReply(ApiError::UnsupportedMediaType(
+          "server-side apply (application/apply-patch+yaml) is not served by Steward's API "
+          "front; use kubectl patch (merge, json or strategic) instead"));
+  }
   json body = json::parse(r.body, nullptr, false);
   if (body.is_discarded())
     return ErrorReply(ApiError::BadRequest("the request body is not valid JSON"));

@@ -23,7 +23,7 @@ json ToJson(const Condition& c, bool heartbeat) {
 std::vector<Condition> DecodeConditions(JsonDecoder& d, const json& status, std::string_view path) {
   std::vector<Condition> out;
   const std::string p = std::string(path) + ".conditions[]";
-  for (const json& c : d.Array(status, path, "conditions")) {
+  for (const json& c : d.Objects(status, path, "conditions")) {
     Condition x;
     x.type = d.String(c, p, "type");
     x.status = d.String(c, p, "status");
@@ -114,8 +114,11 @@ int64_t Pod::ResourceRequest(std::string_view resource) const {
 int64_t Pod::GpuRequest() const {
   int64_t total = 0;
   for (const Container& c : containers) {
-    // Extended resources: requests equal limits; a container may give only limits.
-    total += GpuUnits(c.resources.requests.empty() ? c.resources.limits : c.resources.requests);
+    // A resource with a limit and no request requests its limit (API defaulting, per
+    // resource): `requests: {cpu: 4}, limits: {nvidia.com/gpu: 1}` asks for one GPU.
+    std::map<std::string, std::string> effective = c.resources.limits;
+    for (const auto& [name, value] : c.resources.requests) effective[name] = value;
+    total += GpuUnits(effective);
   }
   return total;
 }
@@ -168,13 +171,13 @@ Node DecodeNode(JsonDecoder& d, const json& j) {
   const json& spec = d.Object(j, "", "spec");
   n.unschedulable = d.Bool(spec, "spec", "unschedulable");
   n.provider_id = d.String(spec, "spec", "providerID");
-  for (const json& t : d.Array(spec, "spec", "taints"))
+  for (const json& t : d.Objects(spec, "spec", "taints"))
     n.taints.push_back(DecodeTaint(d, t, "spec.taints[]"));
   const json& status = d.Object(j, "", "status");
   n.capacity = d.StringMap(status, "status", "capacity");
   n.allocatable = d.StringMap(status, "status", "allocatable");
   n.conditions = DecodeConditions(d, status, "status");
-  for (const json& a : d.Array(status, "status", "addresses"))
+  for (const json& a : d.Objects(status, "status", "addresses"))
     n.addresses.emplace_back(d.String(a, "status.addresses[]", "type"),
                              d.String(a, "status.addresses[]", "address"));
   const json& info = d.Object(status, "status", "nodeInfo");
@@ -266,7 +269,7 @@ Pod DecodePod(JsonDecoder& d, const json& j) {
   p.metadata = DecodeMeta(d, j);
   const json& spec = d.Object(j, "", "spec");
   constexpr std::string_view sp = "spec";
-  for (const json& c : d.Array(spec, sp, "containers")) {
+  for (const json& c : d.Objects(spec, sp, "containers")) {
     constexpr std::string_view cp = "spec.containers[]";
     Container x;
     x.name = d.String(c, cp, "name");
@@ -284,7 +287,7 @@ Pod DecodePod(JsonDecoder& d, const json& j) {
   p.termination_grace_period_seconds = d.OptionalInt(spec, sp, "terminationGracePeriodSeconds");
   p.restart_policy = d.String(spec, sp, "restartPolicy");
   p.node_selector = d.StringMap(spec, sp, "nodeSelector");
-  for (const json& t : d.Array(spec, sp, "tolerations")) {
+  for (const json& t : d.Objects(spec, sp, "tolerations")) {
     constexpr std::string_view tp = "spec.tolerations[]";
     Toleration x;
     x.key = d.String(t, tp, "key");
@@ -295,7 +298,7 @@ Pod DecodePod(JsonDecoder& d, const json& j) {
     x.toleration_seconds = d.OptionalInt(t, tp, "tolerationSeconds");
     p.tolerations.push_back(std::move(x));
   }
-  for (const json& v : d.Array(spec, sp, "volumes")) {
+  for (const json& v : d.Objects(spec, sp, "volumes")) {
     Volume x;
     x.name = d.String(v, "spec.volumes[]", "name");
     if (v.is_object() && v.contains("emptyDir")) {
@@ -315,7 +318,7 @@ Pod DecodePod(JsonDecoder& d, const json& j) {
   p.host_ip = d.String(status, stp, "hostIP");
   p.pod_ip = d.String(status, stp, "podIP");
   p.qos_class = d.String(status, stp, "qosClass");
-  for (const json& c : d.Array(status, stp, "containerStatuses")) {
+  for (const json& c : d.Objects(status, stp, "containerStatuses")) {
     constexpr std::string_view cp = "status.containerStatuses[]";
     ContainerStatus s;
     s.name = d.String(c, cp, "name");
@@ -325,9 +328,11 @@ Pod DecodePod(JsonDecoder& d, const json& j) {
     for (const char* key : {"running", "waiting", "terminated"}) {
       if (!state.contains(key)) continue;
       s.state = key;
-      const json& detail = d.Object(state, "status.containerStatuses[].state", key);
-      s.state_reason = d.String(detail, key, "reason");
-      s.started_at = d.Time(detail, key, "startedAt");
+      constexpr std::string_view statep = "status.containerStatuses[].state";
+      const json& detail = d.Object(state, statep, key);
+      const std::string detailp = fmt::format("{}.{}", statep, key);
+      s.state_reason = d.String(detail, detailp, "reason");
+      s.started_at = d.Time(detail, detailp, "startedAt");
     }
     p.container_statuses.push_back(std::move(s));
   }

@@ -124,7 +124,8 @@ struct Pod {
   // resources) of `resource` in govern/quantity.h units (CPU in millicores); 0 when unset or
   // unparsable.
   int64_t ResourceRequest(std::string_view resource) const;
-  // Whole GPUs: nvidia.com/gpu plus one per MIG instance (nvidia.com/mig-*).
+  // Whole GPUs: nvidia.com/gpu plus one per MIG instance (nvidia.com/mig-*), each resource
+  // from its request or, without one, its limit.
   int64_t GpuRequest() const;
   bool Terminal() const { return phase == "Succeeded" || phase == "Failed"; }
   bool Ready() const;

@@ -31,7 +31,12 @@ void JsonDecoder::TypeError(std::string_view path, const char* key, std::string_
 
 void JsonDecoder::Fail(std::string_view path, std::string_view what) {
   if (!status_.ok()) return;
-  status_ = Status::InvalidArgument(fmt::format("{}: {}: {}", context_, path, what));
+  status_ = Status::InvalidArgument(path.empty() ? fmt::format("{}: {}", context_, what)
+                                                 : fmt::format("{}: {}: {}", context_, path, what));
+}
+
+void JsonDecoder::ExpectObject(const nlohmann::json& object, std::string_view path) {
+  if (!object.is_object()) Fail(path, fmt::format("expected an object, got {}", TypeName(object)));
 }
 
 std::string JsonDecoder::String(const nlohmann::json& parent, std::string_view path,
@@ -49,6 +54,10 @@ std::optional<int64_t> JsonDecoder::OptionalInt(const nlohmann::json& parent, st
                                                 const char* key) {
   const nlohmann::json* m = Member(parent, key);
   if (!m) return std::nullopt;
+  if (m->is_number_unsigned() && m->get<uint64_t>() > uint64_t{INT64_MAX}) {
+    Fail(Join(path, key), fmt::format("{} is out of range for an int64", m->dump()));
+    return std::nullopt;
+  }
   if (m->is_number_integer()) return m->get<int64_t>();
   if (m->is_number_float()) {
     const double d = m->get<double>();
@@ -118,6 +127,16 @@ const nlohmann::json& JsonDecoder::Array(const nlohmann::json& parent, std::stri
   return *m;
 }
 
+const nlohmann::json& JsonDecoder::Objects(const nlohmann::json& parent, std::string_view path,
+                                           const char* key) {
+  const nlohmann::json& array = Array(parent, path, key);
+  for (size_t i = 0; i < array.size(); ++i)
+    if (!array[i].is_object())
+      Fail(fmt::format("{}[{}]", Join(path, key), i),
+           fmt::format("expected an object, got {}", TypeName(array[i])));
+  return array;
+}
+
 std::optional<nlohmann::json> JsonDecoder::IntOrString(const nlohmann::json& parent,
                                                        std::string_view path, const char* key) {
   const nlohmann::json* m = Member(parent, key);
@@ -154,17 +173,27 @@ std::string FormatTime(int64_t unix_micros, bool micro) {
 }
 
 std::optional<int64_t> ParseTime(std::string_view s) {
+  // Fixed-width digits only (from_chars alone would take a sign).
   auto num = [&](size_t pos, size_t len, int* out) {
     if (pos + len > s.size()) return false;
-    auto [p, ec] = std::from_chars(s.data() + pos, s.data() + pos + len, *out);
-    return ec == std::errc() && p == s.data() + pos + len;
+    int v = 0;
+    for (size_t i = pos; i < pos + len; ++i) {
+      if (s[i] < '0' || s[i] > '9') return false;
+      v = v * 10 + (s[i] - '0');
+    }
+    *out = v;
+    return true;
   };
   int y, mo, d, h, mi, sec;
   if (s.size() < 20 || !num(0, 4, &y) || s[4] != '-' || !num(5, 2, &mo) || s[7] != '-' ||
-      !num(8, 2, &d) || (s[10] != 'T' && s[10] != 't' && s[10] != ' ') || !num(11, 2, &h) ||
-      s[13] != ':' || !num(14, 2, &mi) || s[16] != ':' || !num(17, 2, &sec))
+      !num(8, 2, &d) || s[10] != 'T' || !num(11, 2, &h) || s[13] != ':' || !num(14, 2, &mi) ||
+      s[16] != ':' || !num(17, 2, &sec))
     return std::nullopt;
-  if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 60) return std::nullopt;
+  static constexpr int kDaysIn[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  const bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+  if (mo < 1 || mo > 12 || d < 1 || d > kDaysIn[mo - 1] + (mo == 2 && leap) || h > 23 || mi > 59 ||
+      sec > 59)
+    return std::nullopt;
   size_t i = 19;
   int64_t micros = 0;
   if (i < s.size() && s[i] == '.') {
@@ -179,11 +208,12 @@ std::optional<int64_t> ParseTime(std::string_view s) {
     if (i == start) return std::nullopt;
   }
   int64_t offset = 0;
-  if (i < s.size() && (s[i] == 'Z' || s[i] == 'z')) {
+  if (i < s.size() && s[i] == 'Z') {
     ++i;
   } else if (i < s.size() && (s[i] == '+' || s[i] == '-')) {
     int oh, om;
-    if (!num(i + 1, 2, &oh) || i + 3 >= s.size() || s[i + 3] != ':' || !num(i + 4, 2, &om))
+    if (!num(i + 1, 2, &oh) || i + 3 >= s.size() || s[i + 3] != ':' || !num(i + 4, 2, &om) ||
+        oh > 23 || om > 59)
       return std::nullopt;
     offset = (s[i] == '-' ? -1 : 1) * (oh * 3600 + om * 60);
     i += 6;

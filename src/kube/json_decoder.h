@@ -41,6 +41,12 @@ class JsonDecoder {
                                const char* key);
   // The member if it is an array (else an empty array; a non-array is an error).
   const nlohmann::json& Array(const nlohmann::json& parent, std::string_view path, const char* key);
+  // An array of objects (containers, conditions, taints, ownerReferences): as Array, and an
+  // element that is not an object is an error naming its index ("spec.containers[2]").
+  const nlohmann::json& Objects(const nlohmann::json& parent, std::string_view path,
+                                const char* key);
+  // Records an error unless `object` is a JSON object (the top of a decoded object).
+  void ExpectObject(const nlohmann::json& object, std::string_view path);
   // An int-or-string (PDB minAvailable: 3 or "50%"); nullopt when absent.
   std::optional<nlohmann::json> IntOrString(const nlohmann::json& parent, std::string_view path,
                                             const char* key);
@@ -63,7 +69,9 @@ class JsonDecoder {
 // RFC 3339 in UTC: "2026-12-03T21:06:58Z" (Time) or "2026-12-03T21:06:58.123456Z"
 // (MicroTime, `micro` = true).
 std::string FormatTime(int64_t unix_micros, bool micro = false);
-// Parses RFC 3339 with an optional fraction and a Z or +hh:mm offset.
+// Parses RFC 3339 as metav1.Time does (Go's time.Parse): "YYYY-MM-DDThh:mm:ss", an optional
+// fraction (kept to the microsecond), then Z or +hh:mm. Fields are digits only and in range
+// (a real day of the month, seconds below 60); anything else is nullopt.
 std::optional<int64_t> ParseTime(std::string_view text);
 
 }  // namespace steward::kube

@@ -52,6 +52,7 @@ nlohmann::json ToJson(const ObjectMeta& m) {
 }
 
 ObjectMeta DecodeMeta(JsonDecoder& d, const nlohmann::json& object) {
+  d.ExpectObject(object, "");
   const nlohmann::json& j = d.Object(object, "", "metadata");
   constexpr std::string_view p = "metadata";
   ObjectMeta m;
@@ -66,7 +67,7 @@ ObjectMeta DecodeMeta(JsonDecoder& d, const nlohmann::json& object) {
   m.deletion_grace_period_seconds = d.OptionalInt(j, p, "deletionGracePeriodSeconds");
   m.labels = d.StringMap(j, p, "labels");
   m.annotations = d.StringMap(j, p, "annotations");
-  for (const nlohmann::json& o : d.Array(j, p, "ownerReferences")) {
+  for (const nlohmann::json& o : d.Objects(j, p, "ownerReferences")) {
     constexpr std::string_view op = "metadata.ownerReferences[]";
     OwnerReference r;
     r.api_version = d.String(o, op, "apiVersion");

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdint>
 
 namespace steward::kube {
 
@@ -15,31 +16,60 @@ Result<int64_t> ResolveIntOrPercent(const json& value, int64_t total, bool round
   const std::string s = value.get<std::string>();
   int64_t pct = 0;
   auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), pct);
-  if (ec != std::errc() || p + 1 != s.data() + s.size() || *p != '%' || pct < 0)
+  if (s.empty() || s[0] == '-' || ec != std::errc() || p + 1 != s.data() + s.size() || *p != '%')
     return Status::InvalidArgument(fmt::format("'{}' is not an integer or a percentage", s));
+  if (total < 0 || (pct > 0 && total > INT64_MAX / pct))
+    return Status::InvalidArgument(fmt::format("'{}' of {} is out of range", s, total));
   const int64_t scaled = pct * total;
-  return round_up ? (scaled + 99) / 100 : scaled / 100;
+  return round_up ? scaled / 100 + (scaled % 100 != 0) : scaled / 100;
 }
 
 PdbStatus ComputePdbStatus(const PodDisruptionBudget& pdb, int64_t expected, int64_t healthy) {
   PdbStatus s;
   s.observed_generation = pdb.metadata.generation;
-  s.expected_pods = expected;
   s.current_healthy = healthy;
-  int64_t desired = 0;
-  if (pdb.max_unavailable) {
-    Result<int64_t> m = ResolveIntOrPercent(*pdb.max_unavailable, expected, true);
-    desired = m.ok() ? std::max<int64_t>(0, expected - *m) : expected;
-  } else if (pdb.min_available) {
-    Result<int64_t> m = ResolveIntOrPercent(*pdb.min_available, expected, true);
-    desired = m.ok() ? *m : expected;
-  } else {
-    desired = expected;
+  if (!pdb.max_unavailable && !pdb.min_available) {
+    // The disruption controller's getExpectedPodCount leaves both counts at 0 for a budget
+    // with neither field, and a budget that expects no pods allows no disruption.
+    return s;
   }
-  s.desired_healthy = desired;
-  s.disruptions_allowed = std::max<int64_t>(0, healthy - desired);
+  s.expected_pods = expected;
+  const bool max_form = pdb.max_unavailable.has_value();
+  Result<int64_t> m =
+      ResolveIntOrPercent(max_form ? *pdb.max_unavailable : *pdb.min_available, expected, true);
+  if (!m.ok()) {
+    // The controller's failSafe: a value that does not resolve allows no disruption.
+    s.desired_healthy = expected;
+    return s;
+  }
+  s.desired_healthy = max_form ? std::max<int64_t>(0, expected - *m) : *m;
+  s.disruptions_allowed = expected <= 0 ? 0 : std::max<int64_t>(0, healthy - s.desired_healthy);
   return s;
 }
+
+namespace {
+
+// The API server's validation of a budget's minAvailable / maxUnavailable: a non-negative
+// integer, or a percentage from 0% to 100%.
+void CheckIntOrPercent(JsonDecoder& d, const std::optional<json>& value, const char* field) {
+  if (!value) return;
+  const std::string path = std::string("spec.") + field;
+  if (value->is_number_integer()) {
+    const bool in_range = value->is_number_unsigned()
+                              ? value->get<uint64_t>() <= INT32_MAX
+                              : value->get<int64_t>() >= 0 && value->get<int64_t>() <= INT32_MAX;
+    if (!in_range)
+      d.Fail(path, fmt::format("{} must be an integer from 0 to 2147483647", value->dump()));
+    return;
+  }
+  Result<int64_t> pct = ResolveIntOrPercent(*value, 100, false);
+  if (!pct.ok())
+    d.Fail(path, fmt::format("{} is not an integer or a percentage (\"50%\")", value->dump()));
+  else if (*pct > 100)
+    d.Fail(path, fmt::format("{} must not be greater than 100%", value->dump()));
+}
+
+}  // namespace
 
 json ToJson(const PodDisruptionBudget& p) {
   json spec = json::object();
@@ -67,6 +97,10 @@ PodDisruptionBudget DecodePdb(JsonDecoder& d, const json& j) {
   const json& spec = d.Object(j, "", "spec");
   p.min_available = d.IntOrString(spec, "spec", "minAvailable");
   p.max_unavailable = d.IntOrString(spec, "spec", "maxUnavailable");
+  CheckIntOrPercent(d, p.min_available, "minAvailable");
+  CheckIntOrPercent(d, p.max_unavailable, "maxUnavailable");
+  if (p.min_available && p.max_unavailable)
+    d.Fail("spec", "minAvailable and maxUnavailable cannot be both set");
   p.selector = d.Object(spec, "spec", "selector");
   if (spec.is_object() && spec.contains("selector") && spec["selector"].is_null())
     p.selector = nullptr;

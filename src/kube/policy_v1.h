@@ -41,7 +41,9 @@ struct PodDisruptionBudget {
 // desiredHealthy and disruptionsAllowed from the spec, the number of pods the budget covers
 // and how many of them are healthy (Ready), as the disruption controller computes them:
 // minAvailable N or P% (rounded up) of expected; maxUnavailable M or P% (rounded up) gives
-// desired = expected - M; disruptionsAllowed = max(0, healthy - desired).
+// desired = max(0, expected - M); disruptionsAllowed = max(0, healthy - desired), and 0 when
+// expected is 0. A budget with neither field expects and allows nothing (all counts 0 but
+// currentHealthy); one whose value does not resolve allows nothing and desires every pod.
 PdbStatus ComputePdbStatus(const PodDisruptionBudget& pdb, int64_t expected_pods,
                            int64_t healthy_pods);
 
@@ -66,8 +68,9 @@ PodDisruptionBudget DecodePdb(JsonDecoder& d, const nlohmann::json& j);
 Eviction DecodeEviction(JsonDecoder& d, const nlohmann::json& j);
 DeleteOptions DecodeDeleteOptions(JsonDecoder& d, const nlohmann::json& j);
 
-// An int-or-percent value resolved against `total` ("50%" of 5 rounded up = 3).
-// InvalidArgument for a malformed string.
+// An int-or-percent value resolved against `total` ("50%" of 5 rounded up = 3), as
+// intstr.GetScaledValueFromIntOrPercent. InvalidArgument for a string that is not digits and
+// '%' (a bare "5" too), a negative percentage, or a product past int64.
 Result<int64_t> ResolveIntOrPercent(const nlohmann::json& value, int64_t total, bool round_up);
 
 }  // namespace steward::kube

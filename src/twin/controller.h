@@ -4,7 +4,9 @@
 //
 // A controller observes signals the simulated cluster emits (an XID on a node, a node's GPUs
 // disappearing; if it asks, workloads' usage changing and GPUs changing hands), and acts only
-// through TwinOps: cordon, list, evict and stop workloads, mark a node repaired. It never
+// through TwinOps: cordon, label, taint, list, evict and stop workloads, mark a node repaired.
+// Controllers that also run on a live cluster see the twin through control::ClusterControl
+// instead (twin/twin_control.h adapts TwinOps to it). It never
 // touches the twin's state directly, so the twin's invariants (allocation, accounting,
 // determinism) stay in one place.
 //
@@ -18,6 +20,8 @@
 // with respect to the twin's event handler that called the controller.
 #pragma once
 
+#include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -58,8 +62,10 @@ struct NodeWorkloadInfo {
   std::string name;  // namespace/name.
   model::Tier tier = model::Tier::kDev;
   model::WorkloadKind kind = model::WorkloadKind::kBatch;
-  bool can_checkpoint = false;  // Has a checkpoint interval: saves within an eviction's grace.
-  int gpus = 0;                 // GPUs it holds on this node.
+  bool can_checkpoint = false;   // Has a checkpoint interval: saves within an eviction's grace.
+  int gpus = 0;                  // GPUs it holds on this node.
+  bool running = false;          // Its pods run (not starting).
+  std::vector<int32_t> pod_ids;  // Its pods on this node (PodAllocation::pod_id), ascending.
 };
 
 // A workload as a controller sees it now: what it is, and what the GPUs it holds are doing (the
@@ -88,6 +94,10 @@ class TwinOps {
 
   // Cordons (or uncordons) node `n`: a cordoned node takes no new pods; running pods stay.
   virtual Status SetCordoned(model::NodeId n, bool cordoned) = 0;
+  // Replaces node `n`'s labels / taints, as `kubectl label` / `kubectl taint` would (a taint
+  // the scenario's workloads do not tolerate keeps new pods off, like a cordon).
+  virtual Status SetLabels(model::NodeId n, std::map<std::string, std::string> labels) = 0;
+  virtual Status SetTaints(model::NodeId n, std::vector<model::Taint> taints) = 0;
   // Workloads holding GPUs on `n` (starting or running), by workload id. O(GPUs of the node).
   virtual std::vector<NodeWorkloadInfo> WorkloadsOn(model::NodeId n) const = 0;
   // Evicts workload `w`'s pods from node `n`; they stop `grace` from now (0 = at once). A gang

@@ -257,6 +257,12 @@ class Twin : private AdmissionHost, private TwinOps {
   Status SetCordoned(model::NodeId n, bool cordoned) override {
     return SetNodeCordoned(n, cordoned);
   }
+  Status SetLabels(model::NodeId n, std::map<std::string, std::string> labels) override {
+    return SetNodeLabels(n, std::move(labels));
+  }
+  Status SetTaints(model::NodeId n, std::vector<model::Taint> taints) override {
+    return SetNodeTaints(n, std::move(taints));
+  }
   std::vector<NodeWorkloadInfo> WorkloadsOn(model::NodeId n) const override;
   Status Evict(model::NodeId n, model::WorkloadId w, SimDuration grace) override;
   Status Repair(model::NodeId n) override;

@@ -389,9 +389,15 @@ std::vector<NodeWorkloadInfo> Twin::WorkloadsOn(model::NodeId n) const {
     }
   }
   // GPUs each holds on the node (a shared GPU counts for every pod on it).
-  for (NodeWorkloadInfo& info : out)
+  for (NodeWorkloadInfo& info : out) {
+    info.running = runs_[info.id].state == RunState::kRunning;
     for (const PodAllocation& p : runs_[info.id].pods)
-      if (p.node == n) info.gpus += std::popcount(p.gpus);
+      if (p.node == n) {
+        info.gpus += std::popcount(p.gpus);
+        info.pod_ids.push_back(p.pod_id);
+      }
+    std::sort(info.pod_ids.begin(), info.pod_ids.end());
+  }
   std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
   return out;
 }

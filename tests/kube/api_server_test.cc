@@ -161,6 +161,44 @@ TEST_F(ApiServerTest, ContinuePastTheHistoryWindowIs410) {
   }
 }
 
+// A pager that keeps its first request's resourceVersion=0 on the next pages (client-go's
+// reflector lists with RV "0") gets them: the storage ignores "0" next to a continue token and
+// refuses any other version (kube-api-facts.md §3.4; apiserver's etcd3 store).
+TEST_F(ApiServerTest, ContinueIgnoresResourceVersionZeroButRefusesOthers) {
+  for (const char* n : {"n1", "n2", "n3"}) AddNode(n);
+  json page1 = Get("/api/v1/nodes?limit=2&resourceVersion=0");
+  ASSERT_TRUE(page1["metadata"].contains("continue"));
+  const std::string cont = page1["metadata"]["continue"];
+  const std::string rv = page1["metadata"]["resourceVersion"];
+  AddNode("n4");
+  json page2 = Get("/api/v1/nodes?limit=2&resourceVersion=0&continue=" + cont);
+  EXPECT_EQ(Names(page2), (std::vector<std::string>{"n3"}));
+  EXPECT_EQ(page2["metadata"]["resourceVersion"], rv);
+  http::Reply pinned =
+      Do("GET", "/api/v1/nodes?limit=2&resourceVersion=" + rv + "&continue=" + cont);
+  EXPECT_EQ(pinned.status, 400);
+  EXPECT_EQ(Body(pinned)["reason"], "BadRequest");
+  // resourceVersionMatch has no meaning next to a token: 422 naming the field.
+  http::Reply matched =
+      Do("GET",
+         "/api/v1/nodes?limit=2&resourceVersion=0&resourceVersionMatch=NotOlderThan"
+         "&continue=" +
+             cont);
+  ASSERT_EQ(matched.status, 422);
+  const json status = Body(matched);
+  EXPECT_EQ(status["reason"], "Invalid");
+  EXPECT_EQ(status["details"]["kind"], "ListOptions");
+  EXPECT_EQ(status["details"]["causes"][0]["field"], "resourceVersionMatch");
+  EXPECT_NE(status["message"].get<std::string>().find("forbidden when continue is provided"),
+            std::string::npos);
+}
+
+TEST_F(ApiServerTest, ListRefusesSendInitialEvents) {
+  http::Reply r = Do("GET", "/api/v1/nodes?sendInitialEvents=true");
+  ASSERT_EQ(r.status, 422);
+  EXPECT_EQ(Body(r)["details"]["causes"][0]["field"], "sendInitialEvents");
+}
+
 TEST_F(ApiServerTest, MalformedContinueIs400) {
   AddNode("n1");
   EXPECT_EQ(Do("GET", "/api/v1/nodes?continue=not-a-token").status, 400);
@@ -194,10 +232,10 @@ TEST_F(ApiServerTest, ListResourceVersionSemantics) {
   json paged = Get("/api/v1/nodes?limit=10&resourceVersion=" + past);
   EXPECT_EQ(paged["metadata"]["resourceVersion"], past);
   EXPECT_EQ(Names(paged), (std::vector<std::string>{"a"}));
-  // Invalid combinations.
-  EXPECT_EQ(Do("GET", "/api/v1/nodes?resourceVersionMatch=Exact").status, 400);
-  EXPECT_EQ(Do("GET", "/api/v1/nodes?resourceVersion=0&resourceVersionMatch=Exact").status, 400);
-  EXPECT_EQ(Do("GET", "/api/v1/nodes?resourceVersion=1&resourceVersionMatch=Newest").status, 400);
+  // Invalid combinations: 422 Invalid ListOptions, as apimachinery's ValidateListOptions.
+  EXPECT_EQ(Do("GET", "/api/v1/nodes?resourceVersionMatch=Exact").status, 422);
+  EXPECT_EQ(Do("GET", "/api/v1/nodes?resourceVersion=0&resourceVersionMatch=Exact").status, 422);
+  EXPECT_EQ(Do("GET", "/api/v1/nodes?resourceVersion=1&resourceVersionMatch=Newest").status, 422);
   EXPECT_EQ(Do("GET", "/api/v1/nodes?resourceVersion=abc").status, 400);
 }
 

@@ -147,6 +147,43 @@ TEST_F(ApiWatchTest, SendInitialEventsEndsTheInitialStateWithABookmark) {
   EXPECT_EQ(lines[3]["object"]["metadata"]["name"], "c");
 }
 
+// sendInitialEvents=false asks for changes only, even from resourceVersion "" or "0" where a
+// legacy watch starts with the whole state (ListOptions.sendInitialEvents in the API reference).
+TEST_F(ApiWatchTest, SendInitialEventsFalseStreamsOnlyChanges) {
+  AddNode("a");
+  // Like true, it needs resourceVersionMatch=NotOlderThan.
+  http::Reply unmatched = Do("GET", "/api/v1/nodes?watch=1&sendInitialEvents=false");
+  ASSERT_EQ(unmatched.status, 422);
+  EXPECT_EQ(Body(unmatched)["details"]["causes"][0]["field"], "resourceVersionMatch");
+  int added = 0;
+  for (const std::string rv : {"", "&resourceVersion=0"}) {
+    http::Reply r = Do("GET",
+                       "/api/v1/nodes?watch=1&timeoutSeconds=5&sendInitialEvents=false"
+                       "&resourceVersionMatch=NotOlderThan" +
+                           rv);
+    ASSERT_EQ(r.status, 200) << r.body;
+    const std::string name = "new-" + std::to_string(added++);
+    AddNode(name);
+    const std::vector<json> lines = StreamLines(r, 1);
+    ASSERT_EQ(lines.size(), 1u) << rv;
+    EXPECT_EQ(lines[0]["type"], "ADDED") << rv;
+    EXPECT_EQ(lines[0]["object"]["metadata"]["name"], name) << rv;
+  }
+  // Without sendInitialEvents, "0" still starts with the state (the legacy rule).
+  http::Reply legacy = Do("GET", "/api/v1/nodes?watch=1&timeoutSeconds=5&resourceVersion=0");
+  const std::vector<json> lines = StreamLines(legacy, 1);
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_EQ(lines[0]["object"]["metadata"]["name"], "a");
+}
+
+TEST_F(ApiWatchTest, WatchRefusesResourceVersionMatchWithoutSendInitialEvents) {
+  http::Reply r =
+      Do("GET", "/api/v1/nodes?watch=1&resourceVersion=0&resourceVersionMatch=NotOlderThan");
+  ASSERT_EQ(r.status, 422);
+  EXPECT_NE(Body(r)["message"].get<std::string>().find("unless sendInitialEvents is provided"),
+            std::string::npos);
+}
+
 TEST_F(ApiWatchTest, TableWatchSendsRows) {
   AddNode("a");
   http::Reply r = Do("GET", "/api/v1/nodes?watch=1&timeoutSeconds=5", "",

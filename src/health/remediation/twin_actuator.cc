@@ -5,42 +5,17 @@
 namespace steward::health {
 
 TwinActuator::TwinActuator(twin::TwinOps& ops, const twin::RemediationSpec& spec)
-    : ops_(ops), spec_(spec) {}
+    : TwinControlHolder(ops), ControlActuator(twin_control), ops_(ops), spec_(spec) {}
 
-Result<model::NodeId> TwinActuator::Find(std::string_view node) const {
-  const model::NodeId n = ops_.cluster().FindNode(node);
-  if (n == model::kNoNode) return Status::NotFound(fmt::format("twin: no node '{}'", node));
-  return n;
-}
-
-Status TwinActuator::Cordon(std::string_view node) {
-  STEWARD_ASSIGN_OR_RETURN(model::NodeId n, Find(node));
-  return ops_.SetCordoned(n, true);
-}
-
-Status TwinActuator::Uncordon(std::string_view node) {
-  STEWARD_ASSIGN_OR_RETURN(model::NodeId n, Find(node));
-  return ops_.SetCordoned(n, false);
-}
-
-Result<std::vector<NodeWorkload>> TwinActuator::ListWorkloads(std::string_view node) {
-  STEWARD_ASSIGN_OR_RETURN(model::NodeId n, Find(node));
-  std::vector<NodeWorkload> out;
-  for (const twin::NodeWorkloadInfo& w : ops_.WorkloadsOn(n)) {
-    NodeWorkload nw;
-    nw.id = w.name;
-    nw.tier = w.tier;
-    nw.can_checkpoint = w.can_checkpoint;
-    out.push_back(std::move(nw));
-  }
-  return out;
-}
-
-Status TwinActuator::Evict(std::string_view node, const NodeWorkload& workload, SimDuration grace) {
-  STEWARD_ASSIGN_OR_RETURN(model::NodeId n, Find(node));
-  for (const twin::NodeWorkloadInfo& w : ops_.WorkloadsOn(n))
-    if (w.name == workload.id) return ops_.Evict(n, w.id, grace);
-  return Status::Ok();  // Already gone.
+Status TwinActuator::RunDiagnostic(std::string_view node) {
+  if (ops_.cluster().FindNode(node) == model::kNoNode)
+    return Status::NotFound(fmt::format("twin: no node '{}'", node));
+  Done d;
+  d.kind = Done::Kind::kDiagnostic;
+  d.node = std::string(node);
+  d.at = ops_.Now() + SecondsF(spec_.diagnostic_minutes * 60);
+  jobs_.emplace(d.at, std::move(d));
+  return Status::Ok();
 }
 
 SimDuration TwinActuator::RepairTime(RepairKind kind) const {
@@ -74,16 +49,6 @@ Result<std::string> TwinActuator::OpenTicket(const Ticket& ticket) {
                                           : RepairTime(ticket.kind));
   jobs_.emplace(d.at, std::move(d));
   return ref;
-}
-
-Status TwinActuator::RunDiagnostic(std::string_view node) {
-  STEWARD_RETURN_IF_ERROR(Find(node).status());
-  Done d;
-  d.kind = Done::Kind::kDiagnostic;
-  d.node = std::string(node);
-  d.at = ops_.Now() + SecondsF(spec_.diagnostic_minutes * 60);
-  jobs_.emplace(d.at, std::move(d));
-  return Status::Ok();
 }
 
 SimTime TwinActuator::NextDeadline() const {

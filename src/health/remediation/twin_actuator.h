@@ -1,11 +1,11 @@
-// TwinActuator: the NodeActuator of the digital twin. Cordon, list and evict go to the twin's
-// operations (twin::TwinOps); tickets and diagnostics go to a simulated repair shop, which
+// TwinActuator: the NodeActuator of the digital twin. Cordon, list and evict are
+// ControlActuator's, over the twin's control::ClusterControl (twin/twin_cluster_control.h), the
+// same code a live cluster runs; tickets and diagnostics go to a simulated repair shop, which
 // finishes each job after the time the scenario gives (remediation section) and reports it
 // back through TakeDue(). TwinRemediation (twin_remediation.h) drives both.
 //
-// Workloads are named "namespace/name" (unique in the twin); an eviction looks the name up on
-// the node again, so the actuator keeps no workload state. Every call is idempotent, as the
-// NodeActuator contract asks: evicting a workload that already left is OK.
+// Every call is idempotent, as the NodeActuator contract asks: evicting a workload that already
+// left is OK.
 #pragma once
 
 #include <map>
@@ -14,13 +14,22 @@
 #include <string_view>
 #include <vector>
 
-#include "health/remediation/node_actuator.h"
+#include "health/remediation/control_actuator.h"
 #include "twin/controller.h"
 #include "twin/scenario.h"
+#include "twin/twin_cluster_control.h"
 
 namespace steward::health {
 
-class TwinActuator : public NodeActuator {
+namespace internal {
+// Holds the twin's ClusterControl so it is constructed before ControlActuator, which uses it.
+struct TwinControlHolder {
+  explicit TwinControlHolder(twin::TwinOps& ops) : twin_control(ops) {}
+  twin::TwinClusterControl twin_control;
+};
+}  // namespace internal
+
+class TwinActuator : private internal::TwinControlHolder, public ControlActuator {
  public:
   // A finished job of the repair shop.
   struct Done {
@@ -35,10 +44,6 @@ class TwinActuator : public NodeActuator {
   // `ops` must outlive the actuator.
   TwinActuator(twin::TwinOps& ops, const twin::RemediationSpec& spec);
 
-  Status Cordon(std::string_view node) override;
-  Status Uncordon(std::string_view node) override;
-  Result<std::vector<NodeWorkload>> ListWorkloads(std::string_view node) override;
-  Status Evict(std::string_view node, const NodeWorkload& workload, SimDuration grace) override;
   // Schedules the repair: done after the spec's hours for the ticket's kind (a quarantine
   // ticket waits for a human: human_release_hours).
   Result<std::string> OpenTicket(const Ticket& ticket) override;
@@ -53,8 +58,6 @@ class TwinActuator : public NodeActuator {
   SimDuration RepairTime(RepairKind kind) const;
 
  private:
-  Result<model::NodeId> Find(std::string_view node) const;
-
   twin::TwinOps& ops_;
   twin::RemediationSpec spec_;
   std::multimap<SimTime, Done> jobs_;  // By finish time; equal times keep insertion order.
