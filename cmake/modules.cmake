@@ -71,5 +71,15 @@ steward_module(server DEPS http twin telemetry health model)
 # The twin as a Kubernetes API server (steward serve --kube-port): the mirror from twin state
 # to objects, the backend that applies API writes to the twin, the listener.
 steward_module(kubefront DEPS server kube health twin govern model)
+# The live-cluster client (issue 15): kubeconfig and in-cluster configuration, a rate-limited
+# retrying REST client on cpp-httplib (TLS verified by default, exec credential plugins), and
+# client-go-style informers feeding one cluster cache. Objects decode with kube/'s codec.
+steward_module(live DEPS kube http model)
+target_link_libraries(steward_live PUBLIC steward_httplib OpenSSL::SSL OpenSSL::Crypto)
+# Test-only: live_tests also drive the client against the twin's API front in-process
+# (tests/live/twin_front_test.cc); the live library itself never depends on the twin.
+if(TARGET live_tests)
+  target_link_libraries(live_tests PRIVATE steward_kubefront)
+endif()
 include(${PROJECT_SOURCE_DIR}/cmake/dashboard.cmake)
 set(STEWARD_CLI_DEPS kubefront server diagnose reclaim twin control audit place govern telemetry health cost store model)
