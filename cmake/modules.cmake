@@ -74,7 +74,7 @@ steward_module(kubefront DEPS server kube health twin govern model)
 # The live-cluster client (issue 15): kubeconfig and in-cluster configuration, a rate-limited
 # retrying REST client on cpp-httplib (TLS verified by default, exec credential plugins), and
 # client-go-style informers feeding one cluster cache. Objects decode with kube/'s codec.
-steward_module(live DEPS kube http model)
+steward_module(live DEPS control kube http model)
 target_link_libraries(steward_live PUBLIC steward_httplib OpenSSL::SSL OpenSSL::Crypto)
 # Test-only: live_tests also drive the client against the twin's API front in-process
 # (tests/live/twin_front_test.cc); the live library itself never depends on the twin.
@@ -82,4 +82,7 @@ if(TARGET live_tests)
   target_link_libraries(live_tests PRIVATE steward_kubefront)
 endif()
 include(${PROJECT_SOURCE_DIR}/cmake/dashboard.cmake)
-set(STEWARD_CLI_DEPS kubefront server diagnose reclaim twin control audit place govern telemetry health cost store model)
+# steward operate: the controllers on a live cluster (client, cache, gate, remediation, DCGM
+# signals from Prometheus).
+steward_module(operate DEPS live health telemetry control store model)
+set(STEWARD_CLI_DEPS operate live kubefront server diagnose reclaim twin control audit place govern telemetry health cost store model)

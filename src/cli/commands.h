@@ -27,5 +27,7 @@ void RegisterPolicyCommands(CLI::App& app);
 void RegisterServeCommands(CLI::App& app);
 // `audit tenancy` (cli/audit_command.cc).
 void RegisterAuditCommands(CLI::App& app);
+// `operate` and `operate log` (cli/operate_command.cc).
+void RegisterOperateCommands(CLI::App& app);
 
 }  // namespace steward::cli

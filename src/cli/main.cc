@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
   steward::cli::RegisterPolicyCommands(app);
   steward::cli::RegisterServeCommands(app);
   steward::cli::RegisterAuditCommands(app);
+  steward::cli::RegisterOperateCommands(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

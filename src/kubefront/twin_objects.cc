@@ -106,8 +106,7 @@ void AddHostShare(const model::Cluster& cluster, model::NodeId node, const model
   if (n.gpu_capacity <= 0) return;
   const double share = ps.SharesGpu() ? 1.0 / 7 : ps.gpus_per_pod;
   const int64_t cpu = static_cast<int64_t>(0.9 * n.cpu_milli * share / n.gpu_capacity / 1000);
-  const int64_t mem_gi =
-      static_cast<int64_t>(0.9 * n.memory_mib * share / n.gpu_capacity / 1024);
+  const int64_t mem_gi = static_cast<int64_t>(0.9 * n.memory_mib * share / n.gpu_capacity / 1024);
   resources["cpu"] = std::to_string(std::max<int64_t>(1, cpu));
   resources["memory"] = fmt::format("{}Gi", std::max<int64_t>(1, mem_gi));
 }
@@ -175,14 +174,14 @@ kube::Node NodeObject(const twin::Twin& twin, model::NodeId n, const ObjectClock
   for (const model::Taint& t : node.taints) k.taints.push_back({t.key, t.value, t.effect, {}});
   if (node.cordoned) k.taints.push_back({kube::kUnschedulableTaint, "", "NoSchedule", created});
   auto resources = [&](int gpus) {
-    return std::map<std::string, std::string>{{"cpu", std::to_string(node.cpu_milli / 1000)},
-                                              {"memory", fmt::format("{}Mi", node.memory_mib)},
-                                              {"ephemeral-storage", "3750Gi"},
-                                              {"hugepages-1Gi", "0"},
-                                              {"hugepages-2Mi", "0"},
-                                              {std::string(kube::kGpuResource),
-                                               std::to_string(gpus)},
-                                              {"pods", std::to_string(twin::kMaxPodsPerNode)}};
+    return std::map<std::string, std::string>{
+        {"cpu", std::to_string(node.cpu_milli / 1000)},
+        {"memory", fmt::format("{}Mi", node.memory_mib)},
+        {"ephemeral-storage", "3750Gi"},
+        {"hugepages-1Gi", "0"},
+        {"hugepages-2Mi", "0"},
+        {std::string(kube::kGpuResource), std::to_string(gpus)},
+        {"pods", std::to_string(twin::kMaxPodsPerNode)}};
   };
   k.capacity = resources(node.gpu_capacity);
   k.allocatable = resources(node.gpu_allocatable);
@@ -281,8 +280,9 @@ std::map<std::string, std::string> WorkloadPodLabels(const twin::Twin& twin,
   labels["steward.io/team"] = twin.scenario().teams[w.team].name;
   labels["steward.io/tier"] = std::string(model::TierName(w.tier));
   labels["steward.io/kind"] = std::string(model::KindName(w.kind));
-  if (const std::string q = QueueName(twin, w); !q.empty())
-    labels["kueue.x-k8s.io/queue-name"] = q;
+  // What `steward operate` reads to give a job its checkpoint grace (live/live_control.h).
+  if (w.checkpoint_interval.micros() > 0) labels["steward.io/checkpointing"] = "true";
+  if (const std::string q = QueueName(twin, w); !q.empty()) labels["kueue.x-k8s.io/queue-name"] = q;
   if (!w.priority_class.empty()) labels["kueue.x-k8s.io/priority-class"] = w.priority_class;
   switch (w.kind) {
     case model::WorkloadKind::kInference:
@@ -329,10 +329,10 @@ kube::Pod PodObject(const twin::Twin& twin, const twin::WorkloadRun& run, const 
   // A job that checkpoints gets time to save when evicted (its SIGTERM handler writes one).
   p.termination_grace_period_seconds = w.checkpoint_interval.micros() > 0 ? 120 : 30;
   p.service_account_name = "default";
-  p.restart_policy = w.kind == model::WorkloadKind::kInference ||
-                             w.kind == model::WorkloadKind::kNotebook
-                         ? "Always"
-                         : "OnFailure";
+  p.restart_policy =
+      w.kind == model::WorkloadKind::kInference || w.kind == model::WorkloadKind::kNotebook
+          ? "Always"
+          : "OnFailure";
   kube::Container c;
   c.name = ps.name.empty() ? "main" : ps.name;
   c.image = Image(w.kind);
@@ -428,24 +428,23 @@ std::vector<nlohmann::json> OwnerObjects(const twin::Twin& twin, const twin::Wor
     out.push_back(std::move(deploy));
     out.push_back(std::move(rs));
   } else if (w.kind == model::WorkloadKind::kNotebook) {
-    out.push_back({{"apiVersion", "apps/v1"},
-                   {"kind", "StatefulSet"},
-                   {"metadata", kube::ToJson(meta("StatefulSet", w.name))},
-                   {"spec",
-                    {{"replicas", 1},
-                     {"serviceName", w.name},
-                     {"selector", selector},
-                     {"template", tmpl}}},
-                   {"status",
-                    {{"observedGeneration", 1},
-                     {"replicas", pods},
-                     {"readyReplicas", running_pods},
-                     {"availableReplicas", running_pods}}}});
+    out.push_back(
+        {{"apiVersion", "apps/v1"},
+         {"kind", "StatefulSet"},
+         {"metadata", kube::ToJson(meta("StatefulSet", w.name))},
+         {"spec",
+          {{"replicas", 1}, {"serviceName", w.name}, {"selector", selector}, {"template", tmpl}}},
+         {"status",
+          {{"observedGeneration", 1},
+           {"replicas", pods},
+           {"readyReplicas", running_pods},
+           {"availableReplicas", running_pods}}}});
   } else {
     const int total = w.TotalPods();
     json status = {{"active", pods}, {"ready", running_pods}};
     if (!run.first_started.is_never())
-      status["startTime"] = kube::FormatTime(created + (run.first_started - w.submit_time).micros());
+      status["startTime"] =
+          kube::FormatTime(created + (run.first_started - w.submit_time).micros());
     out.push_back({{"apiVersion", "batch/v1"},
                    {"kind", "Job"},
                    {"metadata", kube::ToJson(meta("Job", w.name))},
@@ -463,8 +462,8 @@ std::vector<nlohmann::json> OwnerObjects(const twin::Twin& twin, const twin::Wor
   return out;
 }
 
-kube::PodDisruptionBudget ServiceBudget(const model::Workload& w, int64_t created,
-                                        int64_t pods, int64_t ready) {
+kube::PodDisruptionBudget ServiceBudget(const model::Workload& w, int64_t created, int64_t pods,
+                                        int64_t ready) {
   kube::PodDisruptionBudget b;
   b.metadata.name = w.name;
   b.metadata.namespace_name = w.namespace_name;
@@ -479,7 +478,7 @@ kube::PodDisruptionBudget ServiceBudget(const model::Workload& w, int64_t create
 
 std::vector<kube::Namespace> NamespaceObjects(const twin::Twin& twin, int64_t created) {
   std::vector<std::pair<std::string, std::string>> names = {
-      {"default", ""},         {"kube-system", ""},   {"kube-public", ""},
+      {"default", ""},         {"kube-system", ""},         {"kube-public", ""},
       {"kube-node-lease", ""}, {kGpuOperatorNamespace, ""}, {"kueue-system", ""},
       {"steward", ""}};
   for (const twin::TeamSpec& t : twin.scenario().teams)

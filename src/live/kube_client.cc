@@ -211,9 +211,12 @@ Status ApiResult::ToStatus() const {
     case 404:
       return Status::NotFound(std::move(message));
     case 409:
+      return Status::Aborted(std::move(message));
     case 410:
-    case 429:
       return Status::FailedPrecondition(std::move(message));
+    case 429:
+    case 503:
+      return Status::Unavailable(std::move(message));
     case 0:
       return Status::IoError(std::move(message));
     default:

@@ -6,14 +6,20 @@
 
 namespace steward::health {
 
+std::string ControlActuator::ReasonFor(std::string_view node, std::string_view what) const {
+  const std::string why = reason_source_ ? reason_source_(node) : "";
+  return why.empty() ? fmt::format("remediation: {}", what)
+                     : fmt::format("remediation: {} ({})", what, why);
+}
+
 Status ControlActuator::Cordon(std::string_view node) {
   if (!control_.Node(node)) return Status::NotFound(fmt::format("no node '{}'", node));
-  return control_.Cordon(node, true, "remediation: node suspected faulty");
+  return control_.Cordon(node, true, ReasonFor(node, "node suspected faulty"));
 }
 
 Status ControlActuator::Uncordon(std::string_view node) {
   if (!control_.Node(node)) return Status::NotFound(fmt::format("no node '{}'", node));
-  return control_.Cordon(node, false, "remediation: node validated");
+  return control_.Cordon(node, false, ReasonFor(node, "node validated"));
 }
 
 Result<std::vector<NodeWorkload>> ControlActuator::ListWorkloads(std::string_view node) {
@@ -38,7 +44,7 @@ Result<std::vector<NodeWorkload>> ControlActuator::ListWorkloads(std::string_vie
 Status ControlActuator::Evict(std::string_view node, const NodeWorkload& workload,
                               SimDuration grace) {
   if (!control_.Node(node)) return Status::NotFound(fmt::format("no node '{}'", node));
-  const std::string reason = fmt::format("remediation: draining {}", node);
+  const std::string reason = ReasonFor(node, fmt::format("drain {}", node));
   for (const control::PodInfo& p : control_.PodsOnNode(node)) {
     if (p.workload != workload.id) continue;
     Status s = control_.Evict(p.ref, grace, reason);

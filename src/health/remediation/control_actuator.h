@@ -12,6 +12,7 @@
 // Cost: one PodsOnNode per call. Thread-safety: the controller's thread.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -31,11 +32,19 @@ class ControlActuator : public NodeActuator {
   Result<std::vector<NodeWorkload>> ListWorkloads(std::string_view node) override;
   Status Evict(std::string_view node, const NodeWorkload& workload, SimDuration grace) override;
 
+  // Where the reasons of actions come from (e.g. the controller's NodeRecord::reason, "XID 79
+  // on GPU 3"); unset: generic reasons. The reason reaches plans, the audit log and Events.
+  void set_reason_source(std::function<std::string(std::string_view node)> source) {
+    reason_source_ = std::move(source);
+  }
+
  protected:
+  std::string ReasonFor(std::string_view node, std::string_view what) const;
   control::ClusterControl& control() { return control_; }
 
  private:
   control::ClusterControl& control_;
+  std::function<std::string(std::string_view)> reason_source_;
 };
 
 }  // namespace steward::health

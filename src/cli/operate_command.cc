@@ -1,0 +1,253 @@
+// `steward operate`: Steward's controllers on a live cluster (operate/operator.h), dry-run
+// unless --apply; `steward operate log`: the audit log of what it planned and did.
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "cli/commands.h"
+#include "cli/prometheus_flags.h"
+#include "live/cluster_cache.h"
+#include "live/kube_client.h"
+#include "live/kubeconfig.h"
+#include "operate/operator.h"
+#include "store/audit_log.h"
+
+namespace steward::cli {
+namespace {
+
+std::atomic<bool> g_stop{false};
+
+std::string IsoTime(int64_t micros) {
+  const std::time_t secs = static_cast<std::time_t>(micros / 1000000);
+  std::tm tm{};
+  gmtime_r(&secs, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+// One line per action: "2026-12-04T15:40:00Z planned cordon node/gpu-7: schedulable ->
+// unschedulable (remediation: ...)".
+std::string Line(const store::AuditRow& r) {
+  std::string s = fmt::format("{} {} {} {}", IsoTime(r.at_micros), r.mode, r.action, r.object);
+  if (!r.before.empty() || !r.after.empty()) s += fmt::format(": {} -> {}", r.before, r.after);
+  if (!r.reason.empty()) s += fmt::format(" ({})", r.reason);
+  if (!r.error.empty()) s += fmt::format(" error: {}", r.error);
+  return s;
+}
+
+struct OperateFlags {
+  std::string kubeconfig, context, prometheus, prometheus_config, audit, state;
+  bool apply = false, server_dry_run = false, once = false;
+  double interval = 30, prometheus_timeout = 10, sync_timeout = 60;
+  int max_evictions_per_minute = 20;
+  double max_out_fraction = 0.10;
+  double tier_step = 60, checkpoint_grace = 300, eviction_grace = 30;
+  std::string pause_configmap = "steward-system/steward";
+};
+
+int RunOperate(const OperateFlags& f) {
+  live::ConfigSources sources;
+  sources.kubeconfig = f.kubeconfig;
+  sources.context = f.context;
+  Result<live::RestConfig> config = live::ResolveRestConfig(sources);
+  if (!config.ok()) {
+    fmt::print(stderr, "steward operate: {}\n", config.status().ToString());
+    return 2;
+  }
+  Result<std::unique_ptr<live::KubeClient>> client = live::KubeClient::Create(*config);
+  if (!client.ok()) {
+    fmt::print(stderr, "steward operate: {}\n", client.status().ToString());
+    return 2;
+  }
+  std::optional<telemetry::PrometheusClient> prometheus;
+  if (!f.prometheus.empty()) {
+    Result<telemetry::PrometheusClientOptions> po =
+        LoadPrometheusClientOptions(f.prometheus_config, f.prometheus_timeout);
+    if (!po.ok()) {
+      fmt::print(stderr, "steward operate: {}\n", po.status().ToString());
+      return 2;
+    }
+    Result<telemetry::PrometheusClient> pc = telemetry::PrometheusClient::Create(f.prometheus, *po);
+    if (!pc.ok()) {
+      fmt::print(stderr, "steward operate: {}\n", pc.status().ToString());
+      return 2;
+    }
+    prometheus = std::move(*pc);
+  }
+  std::unique_ptr<store::AuditLog> audit;
+  if (!f.audit.empty()) {
+    Result<std::unique_ptr<store::AuditLog>> a = store::AuditLog::Open(f.audit);
+    if (!a.ok()) {
+      fmt::print(stderr, "steward operate: {}\n", a.status().ToString());
+      return 2;
+    }
+    audit = std::move(*a);
+  }
+  live::ClusterCacheOptions cache_options;
+  cache_options.events = false;  // Not needed by these controllers; the busiest resource.
+  Result<std::unique_ptr<live::ClusterCache>> cache =
+      live::ClusterCache::Start(client->get(), cache_options);
+  if (!cache.ok()) {
+    fmt::print(stderr, "steward operate: {}\n", cache.status().ToString());
+    return 1;
+  }
+  if (!(*cache)->WaitForSync(
+          std::chrono::milliseconds(static_cast<int64_t>(f.sync_timeout * 1000)))) {
+    fmt::print(stderr, "steward operate: the cluster cache did not sync within {}s ({})\n",
+               f.sync_timeout, (*config).server);
+    return 1;
+  }
+
+  operate::OperatorOptions o;
+  o.gate.mode = f.apply            ? control::GateOptions::Mode::kApply
+                : f.server_dry_run ? control::GateOptions::Mode::kServerDryRun
+                                   : control::GateOptions::Mode::kPlan;
+  o.server_dry_run = f.server_dry_run && !f.apply;
+  o.gate.max_evictions_per_minute = f.max_evictions_per_minute;
+  o.gate.on_record = [](const store::AuditRow& r) {
+    fmt::print("{}\n", Line(r));
+    std::fflush(stdout);
+  };
+  o.state_db = f.state;
+  o.remediation.max_out_fraction = f.max_out_fraction;
+  o.remediation.tier_step = SecondsF(f.tier_step);
+  o.remediation.checkpoint_grace = SecondsF(f.checkpoint_grace);
+  o.remediation.eviction_grace = SecondsF(f.eviction_grace);
+  o.pause_configmap = f.pause_configmap;
+  Result<std::unique_ptr<operate::Operator>> op = operate::Operator::Create(
+      client->get(), cache->get(), prometheus ? &*prometheus : nullptr, audit.get(), o);
+  if (!op.ok()) {
+    fmt::print(stderr, "steward operate: {}\n", op.status().ToString());
+    return 1;
+  }
+  fmt::print(stderr, "steward operate: {} against {} ({} nodes){}\n",
+             f.apply            ? "APPLYING changes"
+             : f.server_dry_run ? "server-side dry run"
+                                : "dry run (plan only; --apply acts)",
+             (*config).server, (*cache)->Nodes().size(),
+             prometheus ? fmt::format(", DCGM from {}", prometheus->url())
+                        : ", no Prometheus (no XID signals)");
+  std::signal(SIGINT, [](int) { g_stop = true; });
+  std::signal(SIGTERM, [](int) { g_stop = true; });
+  int exit_code = 0;
+  while (!g_stop) {
+    Status s = (*op)->RunPass();
+    if (!s.ok()) {
+      fmt::print(stderr, "steward operate: pass failed: {}\n", s.ToString());
+      exit_code = 1;
+    }
+    if (f.once) break;
+    for (double waited = 0; waited < f.interval && !g_stop; waited += 0.1)
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  const operate::Operator::Stats& st = (*op)->stats();
+  fmt::print(stderr,
+             "steward operate: {} pass(es), {} XID(s), {} condition change(s), {} action(s) "
+             "recorded, {} error(s){}\n",
+             st.passes, st.xids, st.conditions, (*op)->gate().recorded(), st.errors,
+             (*op)->first_error().ok() ? "" : "; first: " + (*op)->first_error().ToString());
+  if (!(*op)->gate().log_status().ok())
+    fmt::print(stderr, "steward operate: audit log: {}\n", (*op)->gate().log_status().ToString());
+  (*cache)->Stop();
+  return exit_code;
+}
+
+int RunLog(const std::string& path, bool json) {
+  Result<std::unique_ptr<store::AuditLog>> log = store::AuditLog::OpenExisting(path);
+  if (!log.ok()) {
+    fmt::print(stderr, "steward operate log: {}\n", log.status().ToString());
+    return 2;
+  }
+  Result<std::vector<store::AuditRow>> rows = (*log)->Read();
+  if (!rows.ok()) {
+    fmt::print(stderr, "steward operate log: {}\n", rows.status().ToString());
+    return 1;
+  }
+  if (json) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const store::AuditRow& r : *rows)
+      out.push_back({{"id", r.id},
+                     {"time", IsoTime(r.at_micros)},
+                     {"mode", r.mode},
+                     {"action", r.action},
+                     {"object", r.object},
+                     {"reason", r.reason},
+                     {"before", r.before},
+                     {"after", r.after},
+                     {"error", r.error}});
+    fmt::print("{}\n", out.dump(2));
+  } else {
+    for (const store::AuditRow& r : *rows) fmt::print("{}\n", Line(r));
+  }
+  return 0;
+}
+
+}  // namespace
+
+void RegisterOperateCommands(CLI::App& app) {
+  auto flags = std::make_shared<OperateFlags>();
+  CLI::App* op = app.add_subcommand(
+      "operate",
+      "Run Steward's controllers (GPU fault remediation) against a live cluster; dry run "
+      "unless --apply");
+  op->add_option("--kubeconfig", flags->kubeconfig,
+                 "Kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)");
+  op->add_option("--context", flags->context, "Kubeconfig context (default: current-context)");
+  op->add_option("--prometheus", flags->prometheus,
+                 "Prometheus URL with dcgm-exporter series (XIDs); without it, only node "
+                 "conditions are signals");
+  AddPrometheusConfigFlag(op, &flags->prometheus_config);
+  op->add_flag("--apply", flags->apply,
+               "Act: cordon, evict, annotate, emit events (default: plan only)");
+  op->add_flag("--server-dry-run", flags->server_dry_run,
+               "Send each action with dryRun=All so the API server's admission judges it; nothing "
+               "is stored");
+  op->add_flag("--once", flags->once, "One pass, then exit");
+  op->add_option("--audit", flags->audit, "SQLite audit log of every plan line and write");
+  op->add_option("--state", flags->state,
+                 "SQLite file for the remediation state with --apply (default: in memory)");
+  op->add_option("--interval", flags->interval, "Seconds between passes")
+      ->check(CLI::PositiveNumber);
+  op->add_option("--max-evictions-per-minute", flags->max_evictions_per_minute,
+                 "Cap on evictions per minute")
+      ->check(CLI::PositiveNumber);
+  op->add_option("--max-out-fraction", flags->max_out_fraction,
+                 "Remediation budget: most of a pool out of service at once")
+      ->check(CLI::Range(0.0, 1.0));
+  op->add_option("--tier-step", flags->tier_step,
+                 "Seconds between draining one tier and the next (dev, training, production)")
+      ->check(CLI::NonNegativeNumber);
+  op->add_option("--checkpoint-grace", flags->checkpoint_grace,
+                 "Seconds a checkpointing workload gets to save when evicted")
+      ->check(CLI::NonNegativeNumber);
+  op->add_option("--eviction-grace", flags->eviction_grace, "Seconds any other pod gets to exit")
+      ->check(CLI::NonNegativeNumber);
+  op->add_option(
+      "--pause-configmap", flags->pause_configmap,
+      "NAMESPACE/NAME of a ConfigMap whose annotation steward.io/paused=true stops every write");
+  op->add_option("--sync-timeout", flags->sync_timeout,
+                 "Seconds to wait for the first list of every resource");
+  auto log_path = std::make_shared<std::string>();
+  auto log_json = std::make_shared<bool>(false);
+  CLI::App* log = op->add_subcommand("log", "Print the audit log of `steward operate --audit DB`");
+  log->add_option("--audit", *log_path, "The audit log (SQLite)")->required();
+  log->add_flag("--json", *log_json, "JSON array of rows");
+  log->callback([log_path, log_json] {
+    const int code = RunLog(*log_path, *log_json);
+    if (code != 0) Fail(code);
+  });
+  op->callback([op, flags] {
+    if (op->got_subcommand("log")) return;
+    const int code = RunOperate(*flags);
+    if (code != 0) Fail(code);
+  });
+}
+
+}  // namespace steward::cli

@@ -1,0 +1,178 @@
+#include "operate/operator.h"
+
+#include <fmt/format.h>
+
+#include <charconv>
+#include <cmath>
+
+#include "model/xid_catalog.h"
+
+namespace steward::operate {
+namespace {
+
+std::string FirstLabel(const control::NodeInfo& n, const std::vector<std::string>& keys) {
+  for (const std::string& k : keys)
+    if (auto it = n.labels.find(k); it != n.labels.end() && !it->second.empty()) return it->second;
+  return "";
+}
+
+// Dense ids for label values; "" gets an id of its own (a node alone in its rack or leaf).
+int IdOf(std::map<std::string, int>& ids, const std::string& value, int* next) {
+  if (value.empty()) return (*next)++;
+  auto [it, added] = ids.emplace(value, *next);
+  if (added) ++*next;
+  return it->second;
+}
+
+std::optional<int64_t> ParseInt(std::string_view s) {
+  int64_t v = 0;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
+  return v;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Operator>> Operator::Create(live::KubeClient* client,
+                                                   const live::ClusterCache* cache,
+                                                   const telemetry::PrometheusClient* prometheus,
+                                                   store::AuditLog* audit,
+                                                   OperatorOptions options) {
+  std::unique_ptr<Operator> op(new Operator());
+  op->client_ = client;
+  op->cache_ = cache;
+  op->prometheus_ = prometheus;
+  op->options_ = std::move(options);
+  live::LiveControlOptions lo;
+  lo.server_dry_run = op->options_.server_dry_run;
+  op->live_ = std::make_unique<live::LiveClusterControl>(client, cache, lo);
+  control::GateOptions gate = op->options_.gate;
+  Operator* self = op.get();
+  if (!gate.paused) gate.paused = [self] { return self->Paused(); };
+  if (!gate.now_micros) gate.now_micros = [self] { return self->live_->Now().micros(); };
+  op->gate_ = std::make_unique<control::GatedControl>(*op->live_, audit, gate);
+  op->actuator_ = std::make_unique<LiveActuator>(*op->gate_);
+
+  health::NodeTopology topology;
+  std::map<std::string, int> pools, racks, leaves;
+  int next_pool = 0, next_rack = 0, next_leaf = 0;
+  for (const control::NodeInfo& n : op->live_->Nodes()) {
+    health::NodePlacement p;
+    p.pool = IdOf(pools, FirstLabel(n, op->options_.pool_labels), &next_pool);
+    p.rack = IdOf(racks, FirstLabel(n, op->options_.rack_labels), &next_rack);
+    p.leaf = IdOf(leaves, FirstLabel(n, op->options_.leaf_labels), &next_leaf);
+    STEWARD_RETURN_IF_ERROR(topology.Add(n.name, p));
+  }
+  if (topology.num_nodes() == 0)
+    return Status::FailedPrecondition("the cluster has no nodes (is the cache synced?)");
+  const bool plan = gate.mode == control::GateOptions::Mode::kPlan;
+  const std::string db = plan || op->options_.state_db.empty() ? ":memory:" : op->options_.state_db;
+  STEWARD_ASSIGN_OR_RETURN(op->remediation_, health::RemediationController::Open(
+                                                 db, std::move(topology), op->actuator_.get(),
+                                                 op->options_.remediation));
+  op->actuator_->set_reason_source([self](std::string_view node) -> std::string {
+    const health::NodeRecord* r = self->remediation_->Find(node);
+    return r ? r->reason : "";
+  });
+  return op;
+}
+
+void Operator::Note(const Status& s) {
+  if (s.ok()) return;
+  ++stats_.errors;
+  if (first_error_.ok()) first_error_ = s;
+}
+
+bool Operator::Paused() {
+  const std::string& cm = options_.pause_configmap;
+  const size_t slash = cm.find('/');
+  if (cm.empty() || slash == std::string::npos) return false;
+  live::ApiResult r = client_->Get(fmt::format("/api/v1/namespaces/{}/configmaps/{}",
+                                               cm.substr(0, slash), cm.substr(slash + 1)));
+  if (!r.ok()) return r.error().code != 404;  // Unknown state: do not write.
+  const nlohmann::json& a = r.value()["metadata"].value("annotations", nlohmann::json::object());
+  return a.value("steward.io/paused", "") == "true";
+}
+
+Status Operator::PollXids(SimTime now) {
+  if (!prometheus_) return Status::Ok();
+  STEWARD_ASSIGN_OR_RETURN(telemetry::PromQueryResult r,
+                           prometheus_->Query("DCGM_FI_DEV_XID_ERRORS"));
+  for (const telemetry::PromSample& s : r.vector) {
+    auto host = s.metric.find("Hostname");
+    if (host == s.metric.end()) host = s.metric.find("kubernetes_node");
+    if (host == s.metric.end() || !std::isfinite(s.point.value)) continue;
+    auto gpu_it = s.metric.find("gpu");
+    const std::string gpu = gpu_it == s.metric.end() ? "" : gpu_it->second;
+    const int xid = static_cast<int>(s.point.value);
+    int& last = last_xid_[{host->second, gpu}];
+    if (xid == last) continue;
+    last = xid;
+    if (xid == 0) continue;  // Cleared (a repair resets the GPU).
+    ++stats_.xids;
+    const model::XidEntry* e = model::XidCatalog::Builtin().Find(xid);
+    const int gpu_index = gpu.empty() ? -1 : static_cast<int>(ParseInt(gpu).value_or(-1));
+    Status st = remediation_->OnXid(host->second,
+                                    health::MakeXid(xid, e ? e->action : health::XidAction::kNone,
+                                                    std::string(model::XidFamily(xid)), gpu_index),
+                                    now);
+    if (st.code() != Status::Code::kNotFound) Note(st);  // A GPU of a node we do not govern.
+  }
+  return Status::Ok();
+}
+
+void Operator::PollNodes(SimTime now) {
+  for (const control::NodeInfo& n : live_->Nodes()) {
+    std::set<std::string>& active = conditions_[n.name];
+    for (const control::NodeCondition& c : n.conditions) {
+      if (!options_.fault_conditions.count(c.type)) continue;
+      const bool was = active.count(c.type) > 0;
+      if (c.status == was) continue;
+      if (c.status)
+        active.insert(c.type);
+      else
+        active.erase(c.type);
+      ++stats_.conditions;
+      health::NodeConditionSignal signal;
+      signal.type = c.type;
+      signal.status = c.status;
+      signal.reason = c.reason;
+      Note(remediation_->OnCondition(n.name, signal, now));
+    }
+    auto annotation = [&](const char* key) -> std::optional<std::string> {
+      auto it = n.annotations.find(key);
+      if (it == n.annotations.end()) return std::nullopt;
+      // Each value is acted on once (the cache shows it on every pass).
+      if (!seen_annotations_.emplace(n.name, std::string(key) + "=" + it->second).second)
+        return std::nullopt;
+      return it->second;
+    };
+    if (std::optional<std::string> result = annotation(kDiagnosticResultAnnotation)) {
+      ++stats_.diagnostics;
+      const bool pass = *result == "pass";
+      Note(
+          remediation_->OnDiagnosticResult(n.name, pass, "reported by annotation " + *result, now));
+    }
+    if (std::optional<std::string> done = annotation(kRepairDoneAnnotation)) {
+      if (std::optional<int64_t> id = ParseInt(*done)) {
+        ++stats_.repairs;
+        Note(remediation_->OnTicketResolved(*id, now));
+      }
+    }
+  }
+}
+
+Status Operator::RunPass() {
+  ++stats_.passes;
+  const SimTime now = live_->Now();
+  STEWARD_RETURN_IF_ERROR(PollXids(now));
+  PollNodes(now);
+  // Take every node as far as it can go now: the cordon, then the drain's due evictions.
+  for (int i = 0; i < 16; ++i) {
+    Note(remediation_->Tick(now));
+    if (remediation_->NextDeadline() > now) break;
+  }
+  return Status::Ok();
+}
+
+}  // namespace steward::operate

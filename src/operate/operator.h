@@ -1,0 +1,107 @@
+// Operator: `steward operate` — Steward's controllers run against a live cluster through the
+// one control interface (control/cluster_control.h), behind the safety gate
+// (control/gated_control.h). Each pass:
+//
+//   1. reads the cluster from the informer cache (live/cluster_cache.h) and, when given, the
+//      DCGM series from Prometheus (DCGM_FI_DEV_XID_ERRORS: a GPU's last XID);
+//   2. turns what changed into the remediation loop's signals: a new non-zero XID on a GPU, an
+//      NPD condition (GPUMissing) appearing or clearing, a diagnostic result or a repair
+//      marked done through the node annotations of live_actuator.h;
+//   3. ticks the RemediationController (the same one the twin runs) until it has nothing due,
+//      so one pass takes a faulty node as far as it can go now (cordon, then the drain's
+//      first evictions).
+//
+//   Operator::Options o;  o.gate.mode = control::GateOptions::Mode::kPlan;
+//   auto op = Operator::Create(client, cache, prometheus, audit_log, o);
+//   (*op)->RunPass();                         // --once; otherwise every o.interval
+//
+// Without --apply (Mode::kPlan) nothing is written and every action is a plan line and an
+// audit row; the remediation state then lives in memory only (a dry run must not leave a
+// real run's state file believing nodes were cordoned).
+// Cost per pass: one cache copy of nodes, one Prometheus query, O(nodes) comparisons.
+// Thread-safety: one thread runs passes.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+
+#include "control/gated_control.h"
+#include "health/remediation/remediation_controller.h"
+#include "live/cluster_cache.h"
+#include "live/kube_client.h"
+#include "live/live_control.h"
+#include "operate/live_actuator.h"
+#include "store/audit_log.h"
+#include "telemetry/prometheus_client.h"
+
+namespace steward::operate {
+
+struct OperatorOptions {
+  control::GateOptions gate;
+  bool server_dry_run = false;
+  // The remediation loop's durable state (SQLite); "" = in memory. Ignored in plan mode.
+  std::string state_db;
+  health::RemediationOptions remediation;
+  // Node labels naming the pool (disruption budget) and the rack/leaf (incident grouping);
+  // the first present wins. A node without a rack or leaf label is its own.
+  std::vector<std::string> pool_labels = {"steward.io/pool", "cloud.google.com/gke-nodepool",
+                                          "eks.amazonaws.com/nodegroup", "karpenter.sh/nodepool",
+                                          "node.kubernetes.io/instance-type"};
+  std::vector<std::string> rack_labels = {"steward.io/rack", "topology.kubernetes.io/rack"};
+  std::vector<std::string> leaf_labels = {"steward.io/leaf", "topology.kubernetes.io/zone"};
+  // NPD conditions that are faults while True.
+  std::set<std::string> fault_conditions = {"GPUMissing"};
+  // A ConfigMap ("namespace/name") whose annotation steward.io/paused=true stops every write.
+  std::string pause_configmap = "steward-system/steward";
+};
+
+class Operator {
+ public:
+  // `client`, `cache`, `prometheus` (may be null: no DCGM signals) and `audit` (may be null)
+  // must outlive the operator. The cache must have synced.
+  static Result<std::unique_ptr<Operator>> Create(live::KubeClient* client,
+                                                  const live::ClusterCache* cache,
+                                                  const telemetry::PrometheusClient* prometheus,
+                                                  store::AuditLog* audit, OperatorOptions options);
+
+  // One pass (see above). Errors of single signals or actions are counted, not fatal; an
+  // unreachable Prometheus is (the caller decides whether to go on).
+  Status RunPass();
+
+  struct Stats {
+    int64_t passes = 0, xids = 0, conditions = 0, diagnostics = 0, repairs = 0;
+    int64_t errors = 0;
+  };
+  const Stats& stats() const { return stats_; }
+  const health::RemediationController& remediation() const { return *remediation_; }
+  const control::GatedControl& gate() const { return *gate_; }
+  // The first error a pass met (signals or actions), for the CLI.
+  const Status& first_error() const { return first_error_; }
+
+ private:
+  Operator() = default;
+  Status PollXids(SimTime now);
+  void PollNodes(SimTime now);
+  bool Paused();
+  void Note(const Status& s);
+
+  live::KubeClient* client_ = nullptr;
+  const live::ClusterCache* cache_ = nullptr;
+  const telemetry::PrometheusClient* prometheus_ = nullptr;
+  OperatorOptions options_;
+  std::unique_ptr<live::LiveClusterControl> live_;
+  std::unique_ptr<control::GatedControl> gate_;
+  std::unique_ptr<LiveActuator> actuator_;
+  std::unique_ptr<health::RemediationController> remediation_;
+  std::map<std::pair<std::string, std::string>, int> last_xid_;     // (node, gpu) -> XID seen.
+  std::map<std::string, std::set<std::string>> conditions_;         // node -> fault conditions.
+  std::set<std::pair<std::string, std::string>> seen_annotations_;  // (node, key=value).
+  Stats stats_;
+  Status first_error_;
+};
+
+}  // namespace steward::operate
