@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -155,6 +156,9 @@ struct KubeTestServerOptions {
   bool tls = false;
   size_t max_history_events = 200000;
   std::chrono::milliseconds bookmark_interval{std::chrono::seconds(10)};
+  // Runs on the server's worker before each request is handled (e.g. to hold writes back so
+  // that two clients race).
+  std::function<void(const http::Request&)> before_request{};
 };
 
 // kube::ApiServer with the resources the cluster cache reads, on a loopback port.
@@ -196,6 +200,7 @@ class KubeTestServer {
     };
     server_ = std::make_unique<http::Server>(h, [this](const http::Request& r) {
       ++requests_;
+      if (options_.before_request) options_.before_request(r);
       return api_.Handle(r);
     });
     Result<int> port = server_->Start();
