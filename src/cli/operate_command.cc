@@ -15,6 +15,7 @@
 #include "live/cluster_cache.h"
 #include "live/kube_client.h"
 #include "live/kubeconfig.h"
+#include "live/leader_election.h"
 #include "operate/operator.h"
 #include "store/audit_log.h"
 
@@ -50,7 +51,37 @@ struct OperateFlags {
   double max_out_fraction = 0.10;
   double tier_step = 60, checkpoint_grace = 300, eviction_grace = 30;
   std::string pause_configmap = "steward-system/steward";
+  bool leader_elect = false;
+  std::string lease = "steward-system/steward-operate", identity;
+  double lease_duration = 15, renew_deadline = 10, retry_period = 2;
 };
+
+// Leader election (--leader-elect) on its own client with short timeouts, so a slow API
+// server costs at most a renewal, never a stale IsLeader().
+Result<std::unique_ptr<live::LeaderElector>> StartElection(const live::RestConfig& config,
+                                                           const OperateFlags& f,
+                                                           std::unique_ptr<live::KubeClient>* own) {
+  live::KubeClientOptions co;
+  co.read_timeout = std::chrono::milliseconds(static_cast<int64_t>(f.renew_deadline * 500));
+  co.connect_timeout = co.read_timeout;
+  co.max_retries = 0;
+  STEWARD_ASSIGN_OR_RETURN(*own, live::KubeClient::Create(config, co));
+  const size_t slash = f.lease.find('/');
+  if (slash == std::string::npos || slash == 0 || slash + 1 == f.lease.size())
+    return Status::InvalidArgument(fmt::format("--lease '{}': expected NAMESPACE/NAME", f.lease));
+  live::LeaderElectionOptions o;
+  o.identity = f.identity;
+  o.lease_namespace = f.lease.substr(0, slash);
+  o.lease_name = f.lease.substr(slash + 1);
+  o.lease_duration = std::chrono::seconds(static_cast<int64_t>(f.lease_duration));
+  o.renew_deadline = std::chrono::milliseconds(static_cast<int64_t>(f.renew_deadline * 1000));
+  o.retry_period = std::chrono::milliseconds(static_cast<int64_t>(f.retry_period * 1000));
+  o.on_started_leading = [] { fmt::print(stderr, "steward operate: became the leader\n"); };
+  o.on_stopped_leading = [] { fmt::print(stderr, "steward operate: lost the leadership\n"); };
+  STEWARD_ASSIGN_OR_RETURN(std::unique_ptr<live::LeaderElector> e,
+                           live::LeaderElector::Create(own->get(), o));
+  return e;
+}
 
 int RunOperate(const OperateFlags& f) {
   live::ConfigSources sources;
@@ -105,7 +136,21 @@ int RunOperate(const OperateFlags& f) {
     return 1;
   }
 
+  std::unique_ptr<live::KubeClient> election_client;
+  std::unique_ptr<live::LeaderElector> elector;
+  if (f.leader_elect) {
+    Result<std::unique_ptr<live::LeaderElector>> e = StartElection(*config, f, &election_client);
+    if (!e.ok()) {
+      fmt::print(stderr, "steward operate: leader election: {}\n", e.status().ToString());
+      return 2;
+    }
+    elector = std::move(*e);
+    if (f.once) (void)elector->Step();  // One attempt; a follower's writes are refused.
+    else elector->Start();
+  }
+
   operate::OperatorOptions o;
+  if (elector) o.gate.is_leader = [e = elector.get()] { return e->IsLeader(); };
   o.gate.mode = f.apply            ? control::GateOptions::Mode::kApply
                 : f.server_dry_run ? control::GateOptions::Mode::kServerDryRun
                                    : control::GateOptions::Mode::kPlan;
@@ -155,6 +200,7 @@ int RunOperate(const OperateFlags& f) {
              (*op)->first_error().ok() ? "" : "; first: " + (*op)->first_error().ToString());
   if (!(*op)->gate().log_status().ok())
     fmt::print(stderr, "steward operate: audit log: {}\n", (*op)->gate().log_status().ToString());
+  if (elector) elector->Stop();  // Releases the Lease: another replica takes over at once.
   (*cache)->Stop();
   return exit_code;
 }
@@ -232,6 +278,18 @@ void RegisterOperateCommands(CLI::App& app) {
   op->add_option(
       "--pause-configmap", flags->pause_configmap,
       "NAMESPACE/NAME of a ConfigMap whose annotation steward.io/paused=true stops every write");
+  op->add_flag("--leader-elect", flags->leader_elect,
+               "Act only while holding the Lease (run several replicas; one writes)");
+  op->add_option("--lease", flags->lease, "NAMESPACE/NAME of the leader-election Lease");
+  op->add_option("--identity", flags->identity,
+                 "This replica's holderIdentity (default: hostname + random suffix)");
+  op->add_option("--lease-duration", flags->lease_duration, "Seconds a Lease stays valid")
+      ->check(CLI::PositiveNumber);
+  op->add_option("--renew-deadline", flags->renew_deadline,
+                 "Seconds a leader may fail to renew before it stops acting (< lease duration)")
+      ->check(CLI::PositiveNumber);
+  op->add_option("--retry-period", flags->retry_period, "Seconds between election attempts")
+      ->check(CLI::PositiveNumber);
   op->add_option("--sync-timeout", flags->sync_timeout,
                  "Seconds to wait for the first list of every resource");
   auto log_path = std::make_shared<std::string>();
