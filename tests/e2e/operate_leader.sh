@@ -36,12 +36,13 @@ scrape_configs:
 EOF
 start_prometheus "$tmp/prometheus.yml" "$tmp/data" "$tmp/prometheus.log"
 
-# Short lease timings so the test takes seconds: a leader that cannot renew for 2 s stops
-# writing; a follower takes over 3 s after it last saw a renewal.
+# Failover here is by release (the leader exits), so the lease can be long enough that a loaded
+# CI machine never delays a renewal past the 8 s deadline (which would be a real, but unwanted
+# here, change of leader).
 operate() {  # operate IDENTITY
   "$bin" operate --kubeconfig "$kc" --prometheus "$prom_url" --apply --leader-elect \
-    --identity "$1" --lease default/steward-operate --lease-duration 3 --renew-deadline 2 \
-    --retry-period 0.5 --interval 0.5 --tier-step 0 --audit "$tmp/$1.db" \
+    --identity "$1" --lease default/steward-operate --lease-duration 15 --renew-deadline 8 \
+    --retry-period 1 --interval 0.5 --tier-step 0 --audit "$tmp/$1.db" \
     --state "$tmp/$1.state.db" >"$tmp/op-$1.out" 2>"$tmp/op-$1.err" &
   pids+=($!)
   eval "pid_$1=$!"
