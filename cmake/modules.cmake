@@ -81,5 +81,8 @@ target_link_libraries(steward_live PUBLIC steward_httplib OpenSSL::SSL OpenSSL::
 if(TARGET live_tests)
   target_link_libraries(live_tests PRIVATE steward_kubefront)
 endif()
+# `steward twin snapshot`: a live cluster (live/) written as a twin scenario directory (twin/'s
+# scenario, govern's Kueue export). Above both, so live never depends on the twin.
+steward_module(snapshot DEPS live health twin govern kube model)
 include(${PROJECT_SOURCE_DIR}/cmake/dashboard.cmake)
-set(STEWARD_CLI_DEPS kubefront server diagnose reclaim twin control audit place govern telemetry health cost store model)
+set(STEWARD_CLI_DEPS snapshot kubefront server diagnose reclaim twin control audit place govern telemetry health cost store model)
