@@ -3,6 +3,7 @@
 #   model <- store <- health, cost, cli (SQLite stores: remediation state, event log, ledger);
 #   twin <- reclaim <- cli; govern <- audit <- twin (tenancy findings of a scenario);
 #   model, store <- control <- twin, health (the controllers' one interface to a cluster)
+#   live, health, twin, govern <- snapshot <- cli (a live cluster as a twin scenario)
 # Each module is declared once here with its DEPS; a module may exist before its code does.
 # Every module the CLI links is listed in STEWARD_CLI_DEPS.
 steward_module(model)
