@@ -3,6 +3,7 @@
 #   model <- store <- health, cost, cli (SQLite stores: remediation state, event log, ledger);
 #   twin <- reclaim <- cli; govern <- audit <- twin (tenancy findings of a scenario);
 #   model, store <- control <- twin, health (the controllers' one interface to a cluster)
+#   live, health, twin, govern <- snapshot <- cli (a live cluster as a twin scenario)
 # Each module is declared once here with its DEPS; a module may exist before its code does.
 # Every module the CLI links is listed in STEWARD_CLI_DEPS.
 steward_module(model)
@@ -81,8 +82,11 @@ target_link_libraries(steward_live PUBLIC steward_httplib OpenSSL::SSL OpenSSL::
 if(TARGET live_tests)
   target_link_libraries(live_tests PRIVATE steward_kubefront)
 endif()
+# `steward twin snapshot`: a live cluster (live/) written as a twin scenario directory (twin/'s
+# scenario, govern's Kueue export). Above both, so live never depends on the twin.
+steward_module(snapshot DEPS live health twin govern kube model)
 include(${PROJECT_SOURCE_DIR}/cmake/dashboard.cmake)
 # steward operate: the controllers on a live cluster (client, cache, gate, remediation, DCGM
 # signals from Prometheus).
 steward_module(operate DEPS live health telemetry control store model)
-set(STEWARD_CLI_DEPS operate live kubefront server diagnose reclaim twin control audit place govern telemetry health cost store model)
+set(STEWARD_CLI_DEPS operate snapshot live kubefront server diagnose reclaim twin control audit place govern telemetry health cost store model)

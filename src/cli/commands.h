@@ -16,6 +16,8 @@ void RegisterTwinCommands(CLI::App& app);
 void RegisterTwinEventsCommand(CLI::App& twin);
 // `twin compare` (cli/twin_compare_command.cc); RegisterTwinCommands adds it to `twin`.
 void RegisterTwinCompareCommand(CLI::App& twin);
+// `twin snapshot` (cli/twin_snapshot_command.cc): a live cluster as a scenario directory.
+void RegisterTwinSnapshotCommand(CLI::App& twin);
 void RegisterDiagnoseCommands(CLI::App& app);
 void RegisterCostCommands(CLI::App& app);
 void RegisterExperimentCommands(CLI::App& app);

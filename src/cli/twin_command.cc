@@ -356,6 +356,7 @@ void RegisterTwinCommands(CLI::App& app) {
   validate->callback([path] { Validate(*path); });
 
   RegisterTwinCompareCommand(*twin);
+  RegisterTwinSnapshotCommand(*twin);
 }
 
 }  // namespace steward::cli

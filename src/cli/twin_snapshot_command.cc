@@ -1,0 +1,96 @@
+// `steward twin snapshot`: reads a cluster through its Kubernetes API (kubeconfig, context or
+// in-cluster configuration, as kubectl resolves them) and writes a scenario directory that
+// `twin validate`, `twin run` and `twin compare` take (snapshot/snapshot.h).
+#include <fmt/format.h>
+
+#include <iostream>
+#include <memory>
+
+#include "cli/commands.h"
+#include "cli/prometheus_flags.h"
+#include "live/kube_client.h"
+#include "live/kubeconfig.h"
+#include "snapshot/read_cluster.h"
+#include "snapshot/snapshot.h"
+
+namespace steward::cli {
+namespace {
+
+struct SnapshotArgs {
+  std::string kubeconfig, context, out;
+  std::string prometheus, prometheus_config;
+  snapshot::SnapshotOptions options;
+  double timeout_seconds = 60;
+};
+
+[[noreturn]] void Die(const std::string& message) {
+  std::cerr << "steward twin snapshot: " << message << "\n";
+  Fail();
+}
+
+void Snapshot(const SnapshotArgs& a) {
+  if (!a.prometheus.empty() || !a.prometheus_config.empty())
+    Die("--prometheus: usage profiles from DCGM history are not implemented yet; the snapshot "
+        "uses the trace defaults (docs/scenario.md, \"Snapshots\"). Leave the flag out.");
+  Result<live::RestConfig> config =
+      live::ResolveRestConfig({.kubeconfig = a.kubeconfig, .context = a.context});
+  if (!config.ok()) Die(config.status().message());
+  Result<std::unique_ptr<live::KubeClient>> client = live::KubeClient::Create(*config);
+  if (!client.ok()) Die(client.status().message());
+  Result<snapshot::ClusterObjects> objects = snapshot::ReadCluster(
+      client->get(), std::chrono::milliseconds(static_cast<int64_t>(a.timeout_seconds * 1000)));
+  if (!objects.ok()) Die(fmt::format("{}: {}", config->server, objects.status().message()));
+  objects->source = config->context.empty()
+                        ? config->server
+                        : fmt::format("{} (context {})", config->server, config->context);
+  Result<snapshot::Snapshot> s = snapshot::BuildSnapshot(*objects, a.options);
+  if (!s.ok()) Die(s.status().message());
+  if (Status st = snapshot::WriteSnapshot(*s, a.out); !st.ok()) Die(st.message());
+  int nodes = 0, gpus = 0, running = 0, waiting = 0;
+  for (const twin::PoolSpec& p : s->pools.pools)
+    nodes += p.nodes, gpus += p.nodes * p.gpus_per_node;
+  for (const snapshot::SnapshotWorkload& w : s->workloads.workloads)
+    ++(w.running ? running : waiting);
+  std::cout << fmt::format(
+      "steward: snapshot of {} in {}: {} nodes, {} GPUs in {} pool(s); {} teams; {} running and "
+      "{} waiting workloads; {}\n",
+      objects->source, a.out, nodes, gpus, s->pools.pools.size(), s->workloads.teams.size(),
+      running, waiting,
+      s->kueue_yaml.empty()
+          ? std::string("no Kueue (fifo-quota)")
+          : fmt::format("{} Kueue objects in {}", s->policy_objects, snapshot::kPolicyFile));
+  for (const std::string& n : s->notes) std::cout << "  note: " << n << "\n";
+}
+
+}  // namespace
+
+void RegisterTwinSnapshotCommand(CLI::App& twin) {
+  auto a = std::make_shared<SnapshotArgs>();
+  auto* cmd = twin.add_subcommand(
+      "snapshot",
+      "Read a cluster (nodes, GPU pods, Kueue objects) and write a scenario directory of it");
+  cmd->add_option("--kubeconfig", a->kubeconfig,
+                  "Kubeconfig file (default: $KUBECONFIG, ~/.kube/config, in-cluster)");
+  cmd->add_option("--context", a->context, "Kubeconfig context (default: current-context)");
+  cmd->add_option("-o,--out", a->out, "Directory to write scenario.yaml, workloads.csv, kueue.yaml")
+      ->required();
+  cmd->add_option("--days", a->options.horizon_days, "Horizon of the written scenario")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd->add_option("--duration-hours", a->options.duration_hours,
+                  "How long each workload runs from the snapshot on (default: the horizon)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--name", a->options.name, "Scenario name")->capture_default_str();
+  cmd->add_option("--pool-label", a->options.pools.pool_labels,
+                  "Node label naming a node's pool (repeatable; default: GKE/EKS/Karpenter node "
+                  "pools, instance type, steward.io/pool)");
+  cmd->add_option("--timeout", a->timeout_seconds, "Seconds to wait for the cluster's lists")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd->add_option("--prometheus", a->prometheus,
+                  "Prometheus with DCGM history for usage profiles (not implemented yet)");
+  AddPrometheusConfigFlag(cmd, &a->prometheus_config);
+  cmd->callback([a] { Snapshot(*a); });
+}
+
+}  // namespace steward::cli
