@@ -128,16 +128,18 @@ start_prometheus "$tmp/prometheus.yml" "$tmp/data" "$tmp/prometheus.log" \
 case "$prom_url" in https://127.0.0.1:*) ;; *) fail "unexpected URL $prom_url" ;; esac
 
 # Prometheus' own client, reading the same settings, reaches the TLS + basic-auth endpoint.
+# Retried for up to a minute: on a loaded machine the first scrapes (bcrypt on every request)
+# or a query may time out; the last error is reported.
 up=""
-for _ in $(seq 1 100); do
+for _ in $(seq 1 300); do
   up=$("$bin" metrics query --prometheus "$prom_url" --prometheus-config "$tmp/client.yml" \
     'up{job="self"}' --json 2>"$tmp/query.err" |
     python3 -c 'import json,sys; r=json.load(sys.stdin)["result"]; print(int(float(r[0]["value"][1])) if r else "")') ||
-    fail "metrics query with the config: $(cat "$tmp/query.err")"
+    up=""
   [ "$up" = 1 ] && break
   sleep 0.2
 done
-[ "$up" = 1 ] || fail "Prometheus' scrape of itself with client.yml's settings is not up ($up)"
+[ "$up" = 1 ] || fail "Prometheus' scrape of itself with client.yml's settings is not up ($up): $(cat "$tmp/query.err")"
 
 d() { "$bin" diagnose --prometheus "$1" --start $t0 --end $((t0 + 3600)) --step 5m "${@:2}"; }
 d "$prom_url" --prometheus-config "$tmp/client.yml" --json >"$tmp/diag.json" 2>"$tmp/diag.err" ||
