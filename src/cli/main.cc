@@ -1,10 +1,14 @@
 // steward: a governance engine for GPU clusters on Kubernetes. See README.md.
 #include <CLI/CLI.hpp>
+#include <csignal>
 #include <cstdio>
 
 #include "cli/commands.h"
 
 int main(int argc, char** argv) {
+  // A peer that closes a TLS connection while we write must be an error on that connection
+  // (OpenSSL writes without MSG_NOSIGNAL), not SIGPIPE killing the process.
+  std::signal(SIGPIPE, SIG_IGN);
   CLI::App app{"steward: keep a GPU cluster schedulable, governed, visible and cheap"};
   app.require_subcommand(1);
   app.set_help_all_flag("--help-all", "Print help for every command and flag");

@@ -145,8 +145,10 @@ int RunOperate(const OperateFlags& f) {
       return 2;
     }
     elector = std::move(*e);
-    if (f.once) (void)elector->Step();  // One attempt; a follower's writes are refused.
-    else elector->Start();
+    if (f.once)
+      (void)elector->Step();  // One attempt; a follower's writes are refused.
+    else
+      elector->Start();
   }
 
   operate::OperatorOptions o;
