@@ -37,7 +37,10 @@ std::string IsoTime(int64_t micros) {
 // unschedulable (remediation: ...)".
 std::string Line(const store::AuditRow& r) {
   std::string s = fmt::format("{} {} {} {}", IsoTime(r.at_micros), r.mode, r.action, r.object);
-  if (!r.before.empty() || !r.after.empty()) s += fmt::format(": {} -> {}", r.before, r.after);
+  if (!r.before.empty())
+    s += fmt::format(": {} -> {}", r.before, r.after);
+  else if (!r.after.empty())
+    s += fmt::format(": {}", r.after);
   if (!r.reason.empty()) s += fmt::format(" ({})", r.reason);
   if (!r.error.empty()) s += fmt::format(" error: {}", r.error);
   return s;
@@ -50,6 +53,8 @@ struct OperateFlags {
   int max_evictions_per_minute = 20;
   double max_out_fraction = 0.10;
   double tier_step = 60, checkpoint_grace = 300, eviction_grace = 30;
+  double alert_tenant_share = 0.5;
+  bool no_stack_health = false;
   std::string pause_configmap = "steward-system/steward";
   bool leader_elect = false;
   std::string lease = "steward-system/steward-operate", identity;
@@ -168,6 +173,8 @@ int RunOperate(const OperateFlags& f) {
   o.remediation.checkpoint_grace = SecondsF(f.checkpoint_grace);
   o.remediation.eviction_grace = SecondsF(f.eviction_grace);
   o.pause_configmap = f.pause_configmap;
+  o.alert_tenant_share = f.alert_tenant_share;
+  o.stack_health = !f.no_stack_health;
   Result<std::unique_ptr<operate::Operator>> op = operate::Operator::Create(
       client->get(), cache->get(), prometheus ? &*prometheus : nullptr, audit.get(), o);
   if (!op.ok()) {
@@ -277,6 +284,12 @@ void RegisterOperateCommands(CLI::App& app) {
       ->check(CLI::NonNegativeNumber);
   op->add_option("--eviction-grace", flags->eviction_grace, "Seconds any other pod gets to exit")
       ->check(CLI::NonNegativeNumber);
+  op->add_option("--alert-tenant-share", flags->alert_tenant_share,
+                 "Warn (an Event on its namespace) when one tenant holds more than this share "
+                 "of the cluster's GPUs; 0 = off")
+      ->check(CLI::Range(0.0, 1.0));
+  op->add_flag("--no-stack-health", flags->no_stack_health,
+               "Skip the GPU stack checks (device plugin, driver/toolkit drift, GFD labels)");
   op->add_option(
       "--pause-configmap", flags->pause_configmap,
       "NAMESPACE/NAME of a ConfigMap whose annotation steward.io/paused=true stops every write");

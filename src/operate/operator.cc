@@ -2,9 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
 #include <charconv>
 #include <cmath>
 
+#include "health/node_list.h"
 #include "model/xid_catalog.h"
 
 namespace steward::operate {
@@ -70,6 +72,7 @@ Result<std::unique_ptr<Operator>> Operator::Create(live::KubeClient* client,
   STEWARD_ASSIGN_OR_RETURN(op->remediation_, health::RemediationController::Open(
                                                  db, std::move(topology), op->actuator_.get(),
                                                  op->options_.remediation));
+  op->tenant_alert_ = control::TenantShareAlert(op->options_.alert_tenant_share);
   op->actuator_->set_reason_source([self](std::string_view node) -> std::string {
     const health::NodeRecord* r = self->remediation_->Find(node);
     return r ? r->reason : "";
@@ -162,11 +165,81 @@ void Operator::PollNodes(SimTime now) {
   }
 }
 
+// "device-plugin-down" -> "GPUStackDevicePluginDown" (an Event reason is CamelCase).
+static std::string StackReason(std::string_view check) {
+  std::string out = "GPUStack";
+  bool upper = true;
+  for (char c : check) {
+    if (c == '-') {
+      upper = true;
+      continue;
+    }
+    out += upper ? static_cast<char>(std::toupper(static_cast<unsigned char>(c))) : c;
+    upper = false;
+  }
+  return out;
+}
+
+void Operator::CheckStack() {
+  if (!options_.stack_health) return;
+  nlohmann::json list = {
+      {"apiVersion", "v1"}, {"kind", "List"}, {"items", nlohmann::json::array()}};
+  for (const kube::Node& n : cache_->Nodes()) list["items"].push_back(kube::ToJson(n));
+  Result<std::vector<health::NodeInfo>> nodes = health::ParseNodeList(list.dump(), "the cluster");
+  if (!nodes.ok()) return Note(nodes.status());
+  std::vector<health::StackFinding> findings;
+  for (const health::StackCheck& check : health::StackChecks())
+    check.run(*nodes, options_.stack, findings);
+  std::set<std::pair<std::string, std::string>> now_found;
+  for (const health::StackFinding& f : findings) {
+    now_found.emplace(f.node, f.check);
+    if (stack_findings_.count({f.node, f.check})) continue;  // Raised already.
+    ++stats_.stack_findings;
+    Note(gate_->EmitEvent({"Node", "", f.node}, "Warning", StackReason(f.check),
+                          fmt::format("{} ({}); fix: {}", f.message, f.severity, f.hint)));
+  }
+  stack_findings_ = std::move(now_found);  // A finding that clears may be raised again.
+}
+
+void Operator::CheckTenants(SimTime now) {
+  if (options_.alert_tenant_share <= 0) return;
+  double total = 0;
+  for (const kube::Node& n : cache_->Nodes()) total += static_cast<double>(n.GpuCapacity());
+  if (total <= 0) return;
+  std::map<std::string, std::pair<double, std::string>> held;  // tenant -> (GPUs, namespace).
+  for (const kube::Pod& p : cache_->Pods()) {
+    if (p.node_name.empty() || p.Terminal()) continue;
+    auto label = p.metadata.labels.find(options_.tenant_label);
+    const std::string tenant =
+        label != p.metadata.labels.end() ? label->second : p.metadata.namespace_name;
+    auto& [gpus, ns] = held[tenant];
+    gpus += static_cast<double>(p.GpuRequest());
+    if (ns.empty()) ns = p.metadata.namespace_name;
+  }
+  // Every known tenant is observed each pass (0 when it holds nothing), so a crossing is new.
+  for (const auto& [tenant, h] : held) tenant_index_.emplace(tenant, tenant_index_.size());
+  const double hours = static_cast<double>(now.micros()) / 3.6e9;
+  for (const auto& [tenant, index] : tenant_index_) {
+    auto it = held.find(tenant);
+    const double share = it == held.end() ? 0 : it->second.first / total;
+    if (!tenant_alert_.Observe(index, tenant, share, hours, 0)) continue;
+    ++stats_.tenant_alerts;
+    Note(gate_->EmitEvent(
+        {"Namespace", "", it->second.second}, "Warning", "TenantOverThreshold",
+        fmt::format("tenant {} holds {:.0f} of the cluster's {:.0f} GPUs ({:.0f}%, threshold "
+                    "{:.0f}%)",
+                    tenant, it->second.first, total, 100 * share,
+                    100 * options_.alert_tenant_share)));
+  }
+}
+
 Status Operator::RunPass() {
   ++stats_.passes;
   const SimTime now = live_->Now();
   STEWARD_RETURN_IF_ERROR(PollXids(now));
   PollNodes(now);
+  CheckStack();
+  CheckTenants(now);
   // Take every node as far as it can go now: the cordon, then the drain's due evictions.
   for (int i = 0; i < 16; ++i) {
     Note(remediation_->Tick(now));

@@ -7,7 +7,9 @@
 //   2. turns what changed into the remediation loop's signals: a new non-zero XID on a GPU, an
 //      NPD condition (GPUMissing) appearing or clearing, a diagnostic result or a repair
 //      marked done through the node annotations of live_actuator.h;
-//   3. ticks the RemediationController (the same one the twin runs) until it has nothing due,
+//   3. runs the GPU stack checks and the tenant-over-threshold alert over the same view
+//      (Warning Events, once per new finding / crossing);
+//   4. ticks the RemediationController (the same one the twin runs) until it has nothing due,
 //      so one pass takes a faulty node as far as it can go now (cordon, then the drain's
 //      first evictions).
 //
@@ -30,7 +32,9 @@
 #include <utility>
 
 #include "control/gated_control.h"
+#include "control/tenant_share_alert.h"
 #include "health/remediation/remediation_controller.h"
+#include "health/stack_health.h"
 #include "live/cluster_cache.h"
 #include "live/kube_client.h"
 #include "live/live_control.h"
@@ -57,6 +61,14 @@ struct OperatorOptions {
   std::set<std::string> fault_conditions = {"GPUMissing"};
   // A ConfigMap ("namespace/name") whose annotation steward.io/paused=true stops every write.
   std::string pause_configmap = "steward-system/steward";
+  // GPU stack health (health/stack_health.h) each pass: a Warning Event per new finding.
+  bool stack_health = true;
+  health::StackHealthOptions stack;
+  // The tenant-over-threshold alert (control/tenant_share_alert.h): a tenant (the pod label
+  // below, else its namespace) holding more than this share of the cluster's GPUs gets a
+  // Warning Event on its namespace when it crosses. 0 = off.
+  double alert_tenant_share = 0.5;
+  std::string tenant_label = "steward.io/team";
 };
 
 class Operator {
@@ -74,6 +86,7 @@ class Operator {
 
   struct Stats {
     int64_t passes = 0, xids = 0, conditions = 0, diagnostics = 0, repairs = 0;
+    int64_t stack_findings = 0, tenant_alerts = 0;
     int64_t errors = 0;
   };
   const Stats& stats() const { return stats_; }
@@ -86,6 +99,8 @@ class Operator {
   Operator() = default;
   Status PollXids(SimTime now);
   void PollNodes(SimTime now);
+  void CheckStack();
+  void CheckTenants(SimTime now);
   bool Paused();
   void Note(const Status& s);
 
@@ -100,6 +115,9 @@ class Operator {
   std::map<std::pair<std::string, std::string>, int> last_xid_;     // (node, gpu) -> XID seen.
   std::map<std::string, std::set<std::string>> conditions_;         // node -> fault conditions.
   std::set<std::pair<std::string, std::string>> seen_annotations_;  // (node, key=value).
+  std::set<std::pair<std::string, std::string>> stack_findings_;    // (node, check) raised.
+  control::TenantShareAlert tenant_alert_{0.5};
+  std::map<std::string, size_t> tenant_index_;
   Stats stats_;
   Status first_error_;
 };

@@ -116,6 +116,7 @@ Result<std::unique_ptr<Twin>> Twin::Create(Scenario scenario, const TwinOptions&
   t->events_queue_.Push(kSimStart, EventKind::kSample);
   t->on_window_ = options.on_window;
   t->on_lifecycle_ = options.on_lifecycle;
+  t->alerts_ = control::TenantShareAlert(t->scenario_.policies.alert_tenant_share);
   t->window_ = options.window;
   if (t->on_window_) {
     if (t->window_.micros() <= 0) return Status::InvalidArgument("usage window must be positive");
@@ -432,21 +433,12 @@ void Twin::OnSample() {
   for (int pool = 0; pool < placer_->num_pools(); ++pool) p.pools.push_back(SamplePool(pool));
   series_.push_back(p);
   // Tenant share alert (the guide's case 2): checked at each sample, O(teams x kinds).
-  alerts_.resize(scenario_.teams.size());
   const double step_hours = scenario_.sample_minutes / 60;
   for (size_t t = 0; t < scenario_.teams.size(); ++t) {
     double alloc = 0;
     for (int k = 0; k < model::kNumWorkloadKinds; ++k)
       alloc += meter_.group_alloc_rate(static_cast<int>(t) * model::kNumWorkloadKinds + k);
-    const double share = alloc / total;
-    if (share <= scenario_.policies.alert_tenant_share) continue;
-    TenantAlert& a = alerts_[t];
-    if (a.team.empty()) {
-      a.team = scenario_.teams[t].name;
-      a.first_hours = p.hours;
-    }
-    a.peak_share = std::max(a.peak_share, share);
-    a.hours_over += step_hours;
+    alerts_.Observe(t, scenario_.teams[t].name, alloc / total, p.hours, step_hours);
   }
   const SimTime next = now_ + SecondsF(scenario_.sample_minutes * 60);
   if (next <= horizon_) events_queue_.Push(next, EventKind::kSample);
@@ -922,8 +914,9 @@ Report Twin::BuildReport() const {
   }
   r.series = series_;
   r.alert_tenant_share = scenario_.policies.alert_tenant_share;
-  for (const auto& a : alerts_)
-    if (!a.team.empty()) r.tenant_alerts.push_back(a);
+  for (const control::TenantShareAlert::Alert& a : alerts_.alerts())
+    if (!a.tenant.empty())
+      r.tenant_alerts.push_back({a.tenant, a.first_hours, a.peak_share, a.hours_over});
   r.scheduler = Scheduler();
   return r;
 }

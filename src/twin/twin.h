@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "control/tenant_share_alert.h"
 #include "model/cluster.h"
 #include "model/status.h"
 #include "model/workload.h"
@@ -457,7 +458,7 @@ class Twin : private AdmissionHost, private TwinOps {
   std::map<std::string, double> lost_by_tier_;
   std::map<std::string, double> preemption_lost_by_team_, preemption_lost_by_tier_;
   int pods_ready_timeouts_ = 0;
-  std::vector<TenantAlert> alerts_;  // Indexed by team; team "" = never alerted.
+  control::TenantShareAlert alerts_{0};  // By team index (threshold set in Create).
   std::vector<TimePoint> series_;
   std::map<std::string, std::vector<double>> waits_by_pod_size_;
   DefragStats defrag_;

@@ -59,14 +59,21 @@ xid_seen() {
 wait_until 60 "Prometheus has scraped the XID" xid_seen
 
 # --- Dry run: a plan, no write ----------------------------------------------------------------
+# The tenant alert at 30%: training's six 8-GPU jobs hold 48 of 128 GPUs (37.5%).
 "$bin" operate --kubeconfig "$kc" --prometheus "$prom_url" --once --audit "$tmp/dry.db" \
-  --tier-step 0 >"$tmp/dry.out" 2>"$tmp/dry.err" || fail "operate dry run: $(cat "$tmp/dry.err")"
+  --tier-step 0 --alert-tenant-share 0.3 >"$tmp/dry.out" 2>"$tmp/dry.err" ||
+  fail "operate dry run: $(cat "$tmp/dry.err")"
+grep -q "planned event namespace/training: Warning TenantOverThreshold (tenant training holds 48 of the cluster's 128 GPUs (38%" "$tmp/dry.out" ||
+  fail "no planned tenant alert: $(cat "$tmp/dry.out")"
+[ "$(grep -c "TenantOverThreshold" "$tmp/dry.out")" = 1 ] || fail "only training is over 30%"
 grep -q "planned cordon node/$node: schedulable -> unschedulable (remediation: .*79" "$tmp/dry.out" ||
   fail "no planned cordon of $node: $(cat "$tmp/dry.out" "$tmp/dry.err")"
 [ "$(grep -c "planned evict pod/serving/" "$tmp/dry.out")" = 2 ] ||
   fail "expected 2 planned evictions: $(cat "$tmp/dry.out")"
 [ "$(grep -c "planned cordon" "$tmp/dry.out")" = 1 ] || fail "cordon planned for another node too"
-if grep -v "$node" "$tmp/dry.out" | grep -q "planned"; then fail "plan touches another node"; fi
+if grep -v "$node" "$tmp/dry.out" | grep -E -q "planned (cordon|evict)"; then
+  fail "plan touches another node"
+fi
 [ -z "$(k get node "$node" -o jsonpath='{.spec.unschedulable}')" ] || fail "the dry run cordoned"
 [ "$(rows get pods -n serving --field-selector spec.nodeName="$node")" = 2 ] ||
   fail "the dry run evicted"
@@ -74,7 +81,11 @@ if grep -v "$node" "$tmp/dry.out" | grep -q "planned"; then fail "plan touches a
 import json, sys
 rows = json.load(sys.stdin)
 assert {r['mode'] for r in rows} == {'planned'}, rows
-assert [r['action'] for r in rows].count('evict') == 2, rows" || fail "dry-run audit log"
+assert [r['action'] for r in rows].count('evict') == 2, rows
+events = sorted(r['after'] for r in rows if r['action'] == 'event')
+# The tenant alert, and the stack check seeing the XID'd GPU leave allocatable.
+assert events == ['Warning GPUStackGpusUnallocatable', 'Warning TenantOverThreshold'], events" ||
+  fail "dry-run audit log"
 
 # --- Apply: cordon, evict one replica, the budget refuses the second --------------------------
 "$bin" operate --kubeconfig "$kc" --prometheus "$prom_url" --once --apply --audit "$tmp/audit.db" \
