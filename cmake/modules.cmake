@@ -84,5 +84,5 @@ endif()
 include(${PROJECT_SOURCE_DIR}/cmake/dashboard.cmake)
 # steward operate: the controllers on a live cluster (client, cache, gate, remediation, DCGM
 # signals from Prometheus).
-steward_module(operate DEPS live health telemetry control store model)
+steward_module(operate DEPS live http health telemetry control store model)
 set(STEWARD_CLI_DEPS operate live kubefront server diagnose reclaim twin control audit place govern telemetry health cost store model)

@@ -15,6 +15,7 @@
 #include "live/cluster_cache.h"
 #include "live/kube_client.h"
 #include "live/kubeconfig.h"
+#include "operate/health_endpoint.h"
 #include "operate/operator.h"
 #include "store/audit_log.h"
 
@@ -50,7 +51,30 @@ struct OperateFlags {
   double max_out_fraction = 0.10;
   double tier_step = 60, checkpoint_grace = 300, eviction_grace = 30;
   std::string pause_configmap = "steward-system/steward";
+  int health_port = 0;  // 0 = no health endpoint.
+  std::string health_listen = "127.0.0.1";
 };
+
+// /healthz, /readyz and /metrics on --health-port (null, with the reason printed, when the
+// port cannot be bound or none was asked for).
+std::unique_ptr<operate::HealthEndpoint> StartHealth(const OperateFlags& f) {
+  if (f.health_port <= 0) return nullptr;
+  operate::HealthEndpointOptions ho;
+  ho.listen = f.health_listen;
+  ho.port = f.health_port;
+  // A pass takes at most about the Prometheus timeout plus API retries: ten intervals and
+  // five minutes without one finishing means the loop is wedged.
+  ho.stall_after = std::chrono::milliseconds(static_cast<int64_t>((10 * f.interval + 300) * 1000));
+  auto health = std::make_unique<operate::HealthEndpoint>(ho);
+  Result<int> port = health->Start();
+  if (!port.ok()) {
+    fmt::print(stderr, "steward operate: --health-port: {}\n", port.status().ToString());
+    return nullptr;
+  }
+  fmt::print(stderr, "steward operate: /healthz, /readyz and /metrics on http://{}:{}/\n",
+             f.health_listen, *port);
+  return health;
+}
 
 int RunOperate(const OperateFlags& f) {
   live::ConfigSources sources;
@@ -90,6 +114,8 @@ int RunOperate(const OperateFlags& f) {
     }
     audit = std::move(*a);
   }
+  std::unique_ptr<operate::HealthEndpoint> health = StartHealth(f);  // --health-port
+  if (f.health_port > 0 && !health) return 2;
   live::ClusterCacheOptions cache_options;
   cache_options.events = false;  // Not needed by these controllers; the busiest resource.
   Result<std::unique_ptr<live::ClusterCache>> cache =
@@ -104,6 +130,7 @@ int RunOperate(const OperateFlags& f) {
                f.sync_timeout, (*config).server);
     return 1;
   }
+  if (health) health->SetReady();
 
   operate::OperatorOptions o;
   o.gate.mode = f.apply            ? control::GateOptions::Mode::kApply
@@ -121,6 +148,10 @@ int RunOperate(const OperateFlags& f) {
   o.remediation.checkpoint_grace = SecondsF(f.checkpoint_grace);
   o.remediation.eviction_grace = SecondsF(f.eviction_grace);
   o.pause_configmap = f.pause_configmap;
+  if (health) {
+    o.gate.on_record = health->Counting(std::move(o.gate.on_record));
+    health->SetLeaderCheck(o.gate.is_leader);
+  }
   Result<std::unique_ptr<operate::Operator>> op = operate::Operator::Create(
       client->get(), cache->get(), prometheus ? &*prometheus : nullptr, audit.get(), o);
   if (!op.ok()) {
@@ -143,6 +174,7 @@ int RunOperate(const OperateFlags& f) {
       fmt::print(stderr, "steward operate: pass failed: {}\n", s.ToString());
       exit_code = 1;
     }
+    if (health) health->RecordPass((*op)->stats(), s.ok());
     if (f.once) break;
     for (double waited = 0; waited < f.interval && !g_stop; waited += 0.1)
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
@@ -234,6 +266,12 @@ void RegisterOperateCommands(CLI::App& app) {
       "NAMESPACE/NAME of a ConfigMap whose annotation steward.io/paused=true stops every write");
   op->add_option("--sync-timeout", flags->sync_timeout,
                  "Seconds to wait for the first list of every resource");
+  op->add_option("--health-port", flags->health_port,
+                 "Serve /healthz, /readyz (cache synced) and /metrics (Prometheus text) on this "
+                 "port (0 = off)")
+      ->check(CLI::Range(0, 65535));
+  op->add_option("--health-listen", flags->health_listen,
+                 "Address of --health-port (0.0.0.0 in a pod, for probes and scraping)");
   auto log_path = std::make_shared<std::string>();
   auto log_json = std::make_shared<bool>(false);
   CLI::App* log = op->add_subcommand("log", "Print the audit log of `steward operate --audit DB`");
