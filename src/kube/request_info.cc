@@ -140,6 +140,8 @@ nlohmann::json AuditEventJson(const RequestInfo& info, const http::Request& r, i
     if (!info.subresource.empty()) ref["subresource"] = info.subresource;
     event["objectRef"] = std::move(ref);
   }
+  if (const std::string_view agent = r.Header("User-Agent"); !agent.empty())
+    event["userAgent"] = std::string(agent);
   if (info.dry_run) event["dryRun"] = true;
   return event;
 }

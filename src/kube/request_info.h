@@ -40,7 +40,7 @@ struct RequestInfo {
 RequestInfo ParseRequestInfo(const http::Request& request);
 
 // One audit.k8s.io/v1 Event (level Metadata, stage ResponseComplete): verb, requestURI,
-// objectRef (resource requests only) and responseStatus.code; with "dryRun": true for a
+// userAgent, objectRef (resource requests only) and responseStatus.code; with "dryRun": true for a
 // server-side dry run (not an upstream field: a dry run is authorized like the write).
 nlohmann::json AuditEventJson(const RequestInfo& info, const http::Request& request,
                               int response_code);

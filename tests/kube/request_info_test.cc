@@ -86,11 +86,13 @@ TEST(RequestInfo, DiscoveryIsNonResource) {
 
 TEST(RequestInfo, AuditEventCarriesObjectRef) {
   http::Request r = Req("POST", "/api/v1/namespaces/default/events");
+  r.headers["User-Agent"] = "steward-live/1";
   nlohmann::json e = AuditEventJson(ParseRequestInfo(r), r, 201);
   EXPECT_EQ(e["verb"], "create");
   EXPECT_EQ(e["objectRef"]["resource"], "events");
   EXPECT_EQ(e["objectRef"]["namespace"], "default");
   EXPECT_EQ(e["responseStatus"]["code"], 201);
+  EXPECT_EQ(e["userAgent"], "steward-live/1");
   EXPECT_FALSE(e.contains("dryRun"));
   http::Request d = Req("GET", "/apis");
   EXPECT_FALSE(AuditEventJson(ParseRequestInfo(d), d, 200).contains("objectRef"));
