@@ -51,6 +51,7 @@ struct OperateFlags {
   double max_out_fraction = 0.10;
   double tier_step = 60, checkpoint_grace = 300, eviction_grace = 30;
   std::string pause_configmap = "steward-system/steward";
+  double ticket_hold = 600;
   int health_port = 0;  // 0 = no health endpoint.
   std::string health_listen = "127.0.0.1";
 };
@@ -147,6 +148,7 @@ int RunOperate(const OperateFlags& f) {
   o.remediation.tier_step = SecondsF(f.tier_step);
   o.remediation.checkpoint_grace = SecondsF(f.checkpoint_grace);
   o.remediation.eviction_grace = SecondsF(f.eviction_grace);
+  o.remediation.ticket_hold = SecondsF(f.ticket_hold);
   o.pause_configmap = f.pause_configmap;
   if (health) {
     o.gate.on_record = health->Counting(std::move(o.gate.on_record));
@@ -266,6 +268,10 @@ void RegisterOperateCommands(CLI::App& app) {
       "NAMESPACE/NAME of a ConfigMap whose annotation steward.io/paused=true stops every write");
   op->add_option("--sync-timeout", flags->sync_timeout,
                  "Seconds to wait for the first list of every resource");
+  op->add_option("--ticket-hold", flags->ticket_hold,
+                 "Seconds a single node's fault waits before its repair ticket (a rack-wide "
+                 "incident may yet join it)")
+      ->check(CLI::NonNegativeNumber);
   op->add_option("--health-port", flags->health_port,
                  "Serve /healthz, /readyz (cache synced) and /metrics (Prometheus text) on this "
                  "port (0 = off)")
