@@ -88,5 +88,5 @@ steward_module(snapshot DEPS live health twin govern kube model)
 include(${PROJECT_SOURCE_DIR}/cmake/dashboard.cmake)
 # steward operate: the controllers on a live cluster (client, cache, gate, remediation, DCGM
 # signals from Prometheus).
-steward_module(operate DEPS live health telemetry control store model)
+steward_module(operate DEPS live http health telemetry control store model)
 set(STEWARD_CLI_DEPS operate snapshot live kubefront server diagnose reclaim twin control audit place govern telemetry health cost store model)

@@ -16,6 +16,7 @@
 #include "live/kube_client.h"
 #include "live/kubeconfig.h"
 #include "live/leader_election.h"
+#include "operate/health_endpoint.h"
 #include "operate/operator.h"
 #include "store/audit_log.h"
 
@@ -59,6 +60,9 @@ struct OperateFlags {
   bool leader_elect = false;
   std::string lease = "steward-system/steward-operate", identity;
   double lease_duration = 15, renew_deadline = 10, retry_period = 2;
+  double ticket_hold = 600;
+  int health_port = 0;  // 0 = no health endpoint.
+  std::string health_listen = "127.0.0.1";
 };
 
 // Leader election (--leader-elect) on its own client with short timeouts, so a slow API
@@ -86,6 +90,27 @@ Result<std::unique_ptr<live::LeaderElector>> StartElection(const live::RestConfi
   STEWARD_ASSIGN_OR_RETURN(std::unique_ptr<live::LeaderElector> e,
                            live::LeaderElector::Create(own->get(), o));
   return e;
+}
+
+// /healthz, /readyz and /metrics on --health-port (null, with the reason printed, when the
+// port cannot be bound or none was asked for).
+std::unique_ptr<operate::HealthEndpoint> StartHealth(const OperateFlags& f) {
+  if (f.health_port <= 0) return nullptr;
+  operate::HealthEndpointOptions ho;
+  ho.listen = f.health_listen;
+  ho.port = f.health_port;
+  // A pass takes at most about the Prometheus timeout plus API retries: ten intervals and
+  // five minutes without one finishing means the loop is wedged.
+  ho.stall_after = std::chrono::milliseconds(static_cast<int64_t>((10 * f.interval + 300) * 1000));
+  auto health = std::make_unique<operate::HealthEndpoint>(ho);
+  Result<int> port = health->Start();
+  if (!port.ok()) {
+    fmt::print(stderr, "steward operate: --health-port: {}\n", port.status().ToString());
+    return nullptr;
+  }
+  fmt::print(stderr, "steward operate: /healthz, /readyz and /metrics on http://{}:{}/\n",
+             f.health_listen, *port);
+  return health;
 }
 
 int RunOperate(const OperateFlags& f) {
@@ -126,6 +151,8 @@ int RunOperate(const OperateFlags& f) {
     }
     audit = std::move(*a);
   }
+  std::unique_ptr<operate::HealthEndpoint> health = StartHealth(f);  // --health-port
+  if (f.health_port > 0 && !health) return 2;
   live::ClusterCacheOptions cache_options;
   cache_options.events = false;  // Not needed by these controllers; the busiest resource.
   Result<std::unique_ptr<live::ClusterCache>> cache =
@@ -140,6 +167,7 @@ int RunOperate(const OperateFlags& f) {
                f.sync_timeout, (*config).server);
     return 1;
   }
+  if (health) health->SetReady();
 
   std::unique_ptr<live::KubeClient> election_client;
   std::unique_ptr<live::LeaderElector> elector;
@@ -172,9 +200,14 @@ int RunOperate(const OperateFlags& f) {
   o.remediation.tier_step = SecondsF(f.tier_step);
   o.remediation.checkpoint_grace = SecondsF(f.checkpoint_grace);
   o.remediation.eviction_grace = SecondsF(f.eviction_grace);
+  o.remediation.ticket_hold = SecondsF(f.ticket_hold);
   o.pause_configmap = f.pause_configmap;
   o.alert_tenant_share = f.alert_tenant_share;
   o.stack_health = !f.no_stack_health;
+  if (health) {
+    o.gate.on_record = health->Counting(std::move(o.gate.on_record));
+    health->SetLeaderCheck(o.gate.is_leader);
+  }
   Result<std::unique_ptr<operate::Operator>> op = operate::Operator::Create(
       client->get(), cache->get(), prometheus ? &*prometheus : nullptr, audit.get(), o);
   if (!op.ok()) {
@@ -197,6 +230,7 @@ int RunOperate(const OperateFlags& f) {
       fmt::print(stderr, "steward operate: pass failed: {}\n", s.ToString());
       exit_code = 1;
     }
+    if (health) health->RecordPass((*op)->stats(), s.ok());
     if (f.once) break;
     for (double waited = 0; waited < f.interval && !g_stop; waited += 0.1)
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
@@ -307,6 +341,16 @@ void RegisterOperateCommands(CLI::App& app) {
       ->check(CLI::PositiveNumber);
   op->add_option("--sync-timeout", flags->sync_timeout,
                  "Seconds to wait for the first list of every resource");
+  op->add_option("--ticket-hold", flags->ticket_hold,
+                 "Seconds a single node's fault waits before its repair ticket (a rack-wide "
+                 "incident may yet join it)")
+      ->check(CLI::NonNegativeNumber);
+  op->add_option("--health-port", flags->health_port,
+                 "Serve /healthz, /readyz (cache synced) and /metrics (Prometheus text) on this "
+                 "port (0 = off)")
+      ->check(CLI::Range(0, 65535));
+  op->add_option("--health-listen", flags->health_listen,
+                 "Address of --health-port (0.0.0.0 in a pod, for probes and scraping)");
   auto log_path = std::make_shared<std::string>();
   auto log_json = std::make_shared<bool>(false);
   CLI::App* log = op->add_subcommand("log", "Print the audit log of `steward operate --audit DB`");

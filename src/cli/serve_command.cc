@@ -37,6 +37,7 @@ struct ServeArgs {
   // The Kubernetes API front (docs/kube-api.md); -1 = off.
   int kube_port = -1;
   std::string kubeconfig_out;
+  std::string kube_request_log;
   std::string token_file;
   std::string tls_cert, tls_key;
   // How long the Kubernetes API keeps watch history and continue tokens (seconds of real time;
@@ -136,6 +137,7 @@ void Serve(const ServeArgs& a) {
     k.tls_cert_file = a.tls_cert;
     k.tls_key_file = a.tls_key;
     k.remediation = setup->remediation;
+    k.request_log = a.kube_request_log;
     k.store.history_window =
         std::chrono::milliseconds(static_cast<int64_t>(a.kube_watch_window * 1000));
     k.epoch_micros = std::chrono::duration_cast<std::chrono::seconds>(
@@ -147,8 +149,9 @@ void Serve(const ServeArgs& a) {
     if (!kport.ok()) Die(kport.status().message());
     if (!a.kubeconfig_out.empty())
       if (Status s = kube->WriteKubeconfig(a.kubeconfig_out); !s.ok()) Die(s.message());
-  } else if (!a.kubeconfig_out.empty() || !a.tls_cert.empty() || !a.tls_key.empty()) {
-    Die("--kubeconfig-out, --tls-cert and --tls-key need --kube-port");
+  } else if (!a.kubeconfig_out.empty() || !a.tls_cert.empty() || !a.tls_key.empty() ||
+             !a.kube_request_log.empty()) {
+    Die("--kubeconfig-out, --kube-request-log, --tls-cert and --tls-key need --kube-port");
   }
   Result<int> port = http.Start(a.listen, a.port);
   if (!port.ok()) Die(port.status().message());
@@ -209,6 +212,9 @@ void RegisterServeCommands(CLI::App& app) {
       ->check(CLI::Range(0, 65535));
   serve->add_option("--kubeconfig-out", a->kubeconfig_out,
                     "Write a kubeconfig for the Kubernetes API here (KUBECONFIG=FILE kubectl ...)");
+  serve->add_option("--kube-request-log", a->kube_request_log,
+                    "Append one JSON line per Kubernetes API request (an audit.k8s.io/v1 Event: "
+                    "verb, requestURI, objectRef, response code) to this file");
   serve->add_option("--token-file", a->token_file,
                     "Bearer token clients must present (required beyond loopback; generated "
                     "when absent)");

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "govern/policy.h"
+#include "kube/request_info.h"
 #include "kube/resources.h"
 #include "model/text.h"
 
@@ -121,18 +122,42 @@ Result<int> KubeFront::Start() {
     e.message = std::string(message);
     return kube::ErrorReply(e);
   };
-  http_ = std::make_unique<http::Server>(
-      http_options, [this](const http::Request& r) { return api_->Handle(r); });
+  if (!options_.request_log.empty()) {
+    request_log_ = std::fopen(options_.request_log.c_str(), "a");
+    if (!request_log_)
+      return Status::IoError(fmt::format("cannot open the request log {}", options_.request_log));
+  }
+  http_ = std::make_unique<http::Server>(http_options,
+                                         [this](const http::Request& r) { return Handle(r); });
   Result<int> port = http_->Start();
   if (!port.ok()) return port.status();
   port_ = *port;
   return port_;
 }
 
+http::Reply KubeFront::Handle(const http::Request& r) {
+  http::Reply reply = api_->Handle(r);
+  if (!options_.request_log.empty()) {
+    // A watch is logged when its stream starts (its code is known then), as the audit log's
+    // ResponseStarted stage would; the line is written whole and flushed, so readers see it.
+    const std::string line =
+        kube::AuditEventJson(kube::ParseRequestInfo(r), r, reply.status).dump() + "\n";
+    std::lock_guard lock(request_log_mu_);
+    if (request_log_) {
+      std::fwrite(line.data(), 1, line.size(), request_log_);
+      std::fflush(request_log_);
+    }
+  }
+  return reply;
+}
+
 void KubeFront::Stop() {
   if (store_) store_->Close();  // Ends watches, so the server's workers can finish.
   if (http_) http_->Stop();
   http_.reset();
+  std::lock_guard lock(request_log_mu_);
+  if (request_log_) std::fclose(request_log_);
+  request_log_ = nullptr;
 }
 
 std::string KubeFront::Kubeconfig() const {

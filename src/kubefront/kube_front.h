@@ -13,7 +13,9 @@
 // Thread-safety: Start/Stop from one thread; requests are served concurrently.
 #pragma once
 
+#include <cstdio>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "http/server.h"
@@ -37,6 +39,9 @@ struct KubeFrontOptions {
   kube::ObjectStoreOptions store;
   kube::ApiServerOptions api;  // now_micros is set by the front (the twin's clock).
   MirrorOptions mirror;
+  // Appends one audit.k8s.io/v1 Event JSON line per request (kube/request_info.h: the verb,
+  // group, resource, subresource and namespace RBAC judges) to this file; "" = no log.
+  std::string request_log;
 };
 
 class KubeFront {
@@ -59,7 +64,8 @@ class KubeFront {
 
   kube::ApiServer& api() { return *api_; }
   kube::ObjectStore& store() { return *store_; }
-  http::Reply Handle(const http::Request& r) { return api_->Handle(r); }
+  // Serves one request (and logs it with KubeFrontOptions::request_log).
+  http::Reply Handle(const http::Request& r);
   int port() const { return port_; }
 
  private:
@@ -70,6 +76,8 @@ class KubeFront {
   std::unique_ptr<TwinMirror> mirror_;
   std::unique_ptr<TwinBackend> backend_;
   std::unique_ptr<http::Server> http_;
+  std::mutex request_log_mu_;
+  std::FILE* request_log_ = nullptr;  // Guarded by request_log_mu_; open while serving.
   std::atomic<int64_t> now_micros_{0};
   int port_ = 0;
 };

@@ -480,7 +480,7 @@ std::vector<kube::Namespace> NamespaceObjects(const twin::Twin& twin, int64_t cr
   std::vector<std::pair<std::string, std::string>> names = {
       {"default", ""},         {"kube-system", ""},         {"kube-public", ""},
       {"kube-node-lease", ""}, {kGpuOperatorNamespace, ""}, {"kueue-system", ""},
-      {"steward", ""}};
+      {"steward", ""},         {"steward-system", ""}};  // deploy/'s namespace (its Lease).
   for (const twin::TeamSpec& t : twin.scenario().teams)
     if (std::none_of(names.begin(), names.end(),
                      [&](const auto& n) { return n.first == t.namespace_name; }))
