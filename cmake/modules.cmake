@@ -2,7 +2,9 @@
 #   model <- place, govern <- twin <- telemetry <- health <- server <- cli; cost <- server;
 #   model <- store <- health, cost, cli (SQLite stores: remediation state, event log, ledger);
 #   twin <- reclaim <- cli; govern <- audit <- twin (tenancy findings of a scenario);
-#   model, store <- control <- twin, health (the controllers' one interface to a cluster)
+#   model, store <- control <- twin, health, live (the controllers' one interface to a cluster)
+#   model <- http <- kube <- kubefront (the twin as a Kubernetes API), live (the client)
+#   live, health, telemetry, control <- operate <- cli (the controllers on a live cluster)
 #   live, health, twin, govern <- snapshot <- cli (a live cluster as a twin scenario)
 # Each module is declared once here with its DEPS; a module may exist before its code does.
 # Every module the CLI links is listed in STEWARD_CLI_DEPS.
