@@ -178,6 +178,8 @@ struct ObjectSet {
                        const std::string& name) const;
   const Node* FindNode(const std::string& name) const;
   size_t ObjectCount() const;
+  // Objects of each kind read (Role and ClusterRole apart; ConfigMaps whether used or not).
+  std::map<std::string, int> KindCounts() const;
 };
 
 }  // namespace steward::audit

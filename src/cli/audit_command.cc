@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <iostream>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -112,7 +113,20 @@ void RegisterAuditCommands(CLI::App& app) {
           "--kubeconfig FILE");
     audit::ObjectSet objects;
     if (Status s = audit::ReadPaths(args->paths, &objects); !s.ok()) Die(s.message());
-    if (cluster) ReadCluster(args->kubeconfig, args->context, &objects);
+    if (cluster) {
+      const std::map<std::string, int> from_files = objects.KindCounts();
+      ReadCluster(args->kubeconfig, args->context, &objects);
+      // A kind the cluster would not give but the files did is covered by the files.
+      std::erase_if(objects.not_read, [&](const audit::UnreadKind& u) {
+        auto it = from_files.find(u.kind);
+        if (it == from_files.end()) return false;
+        std::cerr << fmt::format(
+            "steward audit tenancy: note: {} not read from the cluster ({}); using the {} from "
+            "the files\n",
+            u.kind, u.reason, it->second);
+        return true;
+      });
+    }
     if (Status s = audit::FinishObjects(&objects); !s.ok()) Die(s.message());
     audit::AuditOptions options;
     options.tenant_label = args->tenant_label;
