@@ -6,6 +6,7 @@
 #   model <- http <- kube <- kubefront (the twin as a Kubernetes API), live (the client)
 #   live, health, telemetry, control <- operate <- cli (the controllers on a live cluster)
 #   live, health, twin, govern <- snapshot <- cli (a live cluster as a twin scenario)
+#   live, audit <- audit_live <- cli (the tenancy audit of a live cluster)
 # Each module is declared once here with its DEPS; a module may exist before its code does.
 # Every module the CLI links is listed in STEWARD_CLI_DEPS.
 steward_module(model)
@@ -84,6 +85,10 @@ target_link_libraries(steward_live PUBLIC steward_httplib OpenSSL::SSL OpenSSL::
 if(TARGET live_tests)
   target_link_libraries(live_tests PRIVATE steward_kubefront)
 endif()
+# `steward audit tenancy --kubeconfig`: the audit's kinds listed from a live cluster into the
+# audit's loader, with the kinds it could not read. Above both, so live never depends on the
+# audit nor the audit on live.
+steward_module(audit_live DEPS live audit model)
 # `steward twin snapshot`: a live cluster (live/) written as a twin scenario directory (twin/'s
 # scenario, govern's Kueue export). Above both, so live never depends on the twin.
 steward_module(snapshot DEPS live health twin govern kube model)
@@ -91,4 +96,4 @@ include(${PROJECT_SOURCE_DIR}/cmake/dashboard.cmake)
 # steward operate: the controllers on a live cluster (client, cache, gate, remediation, DCGM
 # signals from Prometheus).
 steward_module(operate DEPS live http health telemetry control store model)
-set(STEWARD_CLI_DEPS operate snapshot live kubefront server diagnose reclaim twin control audit place govern telemetry health cost store model)
+set(STEWARD_CLI_DEPS operate snapshot audit_live live kubefront server diagnose reclaim twin control audit place govern telemetry health cost store model)

@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "audit/coverage.h"
 #include "audit/objects.h"
 #include "audit/tenants.h"
 
@@ -74,8 +75,14 @@ struct AuditResult {
   // Tenant -> namespaces the audit saw (for the report header).
   std::map<std::string, std::set<std::string>> tenants;
   size_t objects = 0;
+  // Kinds the input could not provide (ObjectSet::not_read) and the checks they affect; checks
+  // with run == false were skipped and have no findings (audit/coverage.h).
+  std::vector<UnreadKind> not_read;
+  std::vector<CheckCoverage> coverage_gaps;
+  size_t checks_run = 0;
 };
 
+// Runs every check whose required kinds were read.
 AuditResult RunAudit(const ObjectSet& objects, const AuditOptions& options);
 
 // Runs a single check (unit tests run each check on its own object set).

@@ -139,7 +139,15 @@ AuditResult RunAudit(const ObjectSet& objects, const AuditOptions& options) {
   TenantIndex tenants(objects, options.tenant_label);
   AuditContext ctx{objects, tenants, options};
   AuditResult r;
-  for (const Check& c : AllChecks()) c.run(ctx, c, &r.findings);
+  r.not_read = objects.not_read;
+  r.coverage_gaps = CoverageGaps(objects.not_read);
+  for (const Check& c : AllChecks()) {
+    const bool skipped = std::ranges::any_of(
+        r.coverage_gaps, [&](const CheckCoverage& g) { return g.id == c.id && !g.run; });
+    if (skipped) continue;
+    c.run(ctx, c, &r.findings);
+    ++r.checks_run;
+  }
   Sort(&r.findings);
   r.tenants = tenants.namespaces();
   r.objects = objects.ObjectCount();

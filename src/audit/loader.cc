@@ -19,7 +19,10 @@ namespace fs = std::filesystem;
 
 class ObjectReader {
  public:
-  ObjectReader(std::string_view file, ObjectSet* set) : file_(file), set_(set) {}
+  // `keep_location`: objects remember file_ and their line (false for API answers, which have
+  // neither; file_ then only names the source in errors).
+  ObjectReader(std::string_view file, ObjectSet* set, bool keep_location = true)
+      : file_(file), set_(set), keep_location_(keep_location) {}
 
   // One top-level document: an object or a List of objects.
   Status Document(const YAML::Node& doc) {
@@ -53,8 +56,10 @@ class ObjectReader {
     if (meta && !meta.IsMap()) return Err(meta, "metadata", "expected a mapping");
     ref_.name = meta ? Str(meta, "name") : "";
     ref_.namespace_name = meta ? Str(meta, "namespace") : "";
-    ref_.file = std::string(file_);
-    ref_.line = o.Mark().line + 1;
+    if (keep_location_) {
+      ref_.file = std::string(file_);
+      ref_.line = o.Mark().line + 1;
+    }
     if (ref_.name.empty()) return Err(meta ? meta : o, "metadata.name", "required");
     // Manifests may leave the namespace out; the API server puts namespaced objects in default.
     static constexpr std::string_view kNamespaced[] = {
@@ -70,7 +75,7 @@ class ObjectReader {
         ++set_->ignored_kinds[ref_.kind];
         return Status::Ok();
       }
-      return govern::ImportDocument(o, file_, &set_->policy);
+      return ImportPolicyObject(o);
     }
     Meta m;
     STEWARD_RETURN_IF_ERROR(ReadMeta(o, &m));
@@ -97,6 +102,26 @@ class ObjectReader {
     }
     if (k == "ConfigMap") return ConfigMapDoc(o, std::move(m));
     ++set_->ignored_kinds[k];
+    return Status::Ok();
+  }
+
+  // Kueue/Volcano objects through govern's importer; from an API answer they keep no source.
+  Status ImportPolicyObject(const YAML::Node& o) {
+    govern::Policy& p = set_->policy;
+    const size_t sizes[] = {p.flavors.size(),          p.cohorts.size(),
+                            p.cluster_queues.size(),   p.local_queues.size(),
+                            p.priority_classes.size(), p.pod_groups.size()};
+    STEWARD_RETURN_IF_ERROR(govern::ImportDocument(o, file_, &p));
+    if (keep_location_) return Status::Ok();
+    auto forget = [](auto& objects, size_t from) {
+      for (size_t i = from; i < objects.size(); ++i) objects[i].source = {};
+    };
+    forget(p.flavors, sizes[0]);
+    forget(p.cohorts, sizes[1]);
+    forget(p.cluster_queues, sizes[2]);
+    forget(p.local_queues, sizes[3]);
+    forget(p.priority_classes, sizes[4]);
+    forget(p.pod_groups, sizes[5]);
     return Status::Ok();
   }
 
@@ -427,6 +452,7 @@ class ObjectReader {
 
   std::string_view file_;
   ObjectSet* set_;
+  bool keep_location_ = true;
   ObjectRef ref_;  // The object being read, for messages.
 };
 
@@ -450,7 +476,50 @@ Status ParseObjects(std::string_view text, std::string_view source, ObjectSet* s
   return Status::Ok();
 }
 
+namespace {
+
+// A JSON value as a yaml-cpp node (no marks: positions read as unknown).
+YAML::Node ToYaml(const nlohmann::json& j) {
+  switch (j.type()) {
+    case nlohmann::json::value_t::object: {
+      YAML::Node n(YAML::NodeType::Map);
+      for (const auto& [key, value] : j.items()) n[key] = ToYaml(value);
+      return n;
+    }
+    case nlohmann::json::value_t::array: {
+      YAML::Node n(YAML::NodeType::Sequence);
+      for (const auto& value : j) n.push_back(ToYaml(value));
+      return n;
+    }
+    case nlohmann::json::value_t::null:
+    case nlohmann::json::value_t::discarded:
+      return YAML::Node(YAML::NodeType::Null);
+    case nlohmann::json::value_t::string:
+      return YAML::Node(j.get<std::string>());
+    default:
+      return YAML::Node(j.dump());  // Numbers and booleans as their JSON text.
+  }
+}
+
+}  // namespace
+
+Status ParseApiList(const nlohmann::json& document, std::string_view source, ObjectSet* set) {
+  ObjectReader reader(source, set, /*keep_location=*/false);
+  try {
+    return reader.Document(ToYaml(document));
+  } catch (const YAML::Exception& e) {
+    return MakeInputError(source, 0, 0, "yaml", e.msg);
+  }
+}
+
+Status FinishObjects(ObjectSet* set) { return govern::ValidatePolicy(&set->policy); }
+
 Status LoadPaths(const std::vector<std::string>& paths, ObjectSet* set) {
+  STEWARD_RETURN_IF_ERROR(ReadPaths(paths, set));
+  return FinishObjects(set);
+}
+
+Status ReadPaths(const std::vector<std::string>& paths, ObjectSet* set) {
   std::vector<std::string> files;
   for (const auto& p : paths) {
     std::error_code ec;
@@ -475,7 +544,7 @@ Status LoadPaths(const std::vector<std::string>& paths, ObjectSet* set) {
     ss << in.rdbuf();
     STEWARD_RETURN_IF_ERROR(ParseObjects(ss.str(), f, set));
   }
-  return govern::ValidatePolicy(&set->policy);
+  return Status::Ok();
 }
 
 }  // namespace steward::audit

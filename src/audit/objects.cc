@@ -1,6 +1,7 @@
 #include "audit/objects.h"
 
 #include <algorithm>
+#include <set>
 
 namespace steward::audit {
 
@@ -50,6 +51,34 @@ size_t ObjectSet::ObjectCount() const {
          bindings.size() + network_policies.size() + nodes.size() + pods.size() + pdbs.size() +
          device_plugin_configs.size() + policy.flavors.size() + policy.cluster_queues.size() +
          policy.local_queues.size() + policy.cohorts.size();
+}
+
+std::map<std::string, int> ObjectSet::KindCounts() const {
+  std::map<std::string, int> c;
+  auto add = [&](const std::string& kind, size_t n) {
+    if (n > 0) c[kind] += static_cast<int>(n);
+  };
+  add("Namespace", namespaces.size());
+  add("ResourceQuota", resource_quotas.size());
+  add("LimitRange", limit_ranges.size());
+  for (const Role& r : roles) add(r.cluster ? "ClusterRole" : "Role", 1);
+  for (const RoleBinding& b : bindings) add(b.cluster ? "ClusterRoleBinding" : "RoleBinding", 1);
+  add("NetworkPolicy", network_policies.size());
+  add("Node", nodes.size());
+  add("Pod", pods.size());
+  add("PodDisruptionBudget", pdbs.size());
+  std::set<std::string> config_maps;  // A ConfigMap may hold several sharing configs.
+  for (const DevicePluginConfig& d : device_plugin_configs) config_maps.insert(d.meta.ref.Id());
+  add("ConfigMap", config_maps.size());
+  if (auto it = ignored_kinds.find("ConfigMap"); it != ignored_kinds.end())
+    add("ConfigMap", it->second);
+  add("ResourceFlavor", policy.flavors.size());
+  add("ClusterQueue", policy.cluster_queues.size());
+  add("LocalQueue", policy.local_queues.size());
+  add("Cohort", policy.cohorts.size());
+  add("WorkloadPriorityClass", policy.priority_classes.size());
+  add("PodGroup", policy.pod_groups.size());
+  return c;
 }
 
 }  // namespace steward::audit

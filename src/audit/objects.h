@@ -150,6 +150,13 @@ struct DevicePluginConfig {
   bool fail_requests_greater_than_one = false;
 };
 
+// A kind the input could not provide (an API server that does not serve it, or credentials
+// that may not list it): its absence says nothing about the cluster (audit/coverage.h).
+struct UnreadKind {
+  std::string kind;    // "RoleBinding"
+  std::string reason;  // "not served (404 NotFound on /apis/rbac.authorization.k8s.io/...)"
+};
+
 struct ObjectSet {
   std::vector<Namespace> namespaces;
   std::vector<ResourceQuotaObject> resource_quotas;
@@ -164,11 +171,15 @@ struct ObjectSet {
   govern::Policy policy;  // Kueue and Volcano objects.
   // Objects read but not used by any check: kind -> count.
   std::map<std::string, int> ignored_kinds;
+  // Kinds the source could not read (only a cluster read fills this; files are what they are).
+  std::vector<UnreadKind> not_read;
 
   const Role* FindRole(const std::string& kind, const std::string& namespace_name,
                        const std::string& name) const;
   const Node* FindNode(const std::string& name) const;
   size_t ObjectCount() const;
+  // Objects of each kind read (Role and ClusterRole apart; ConfigMaps whether used or not).
+  std::map<std::string, int> KindCounts() const;
 };
 
 }  // namespace steward::audit

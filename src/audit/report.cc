@@ -21,6 +21,28 @@ json FindingJson(const Finding& f) {
       {"fix", f.fix},       {"locations", locations}};
 }
 
+namespace {
+
+std::string Join(const std::vector<std::string>& v) {
+  std::string out;
+  for (const auto& x : v) out += (out.empty() ? "" : ", ") + x;
+  return out;
+}
+
+// not_read, checks_not_run, checks_incomplete (empty lists when every kind was read).
+void AddCoverage(const AuditResult& r, json* out) {
+  json not_read = json::array(), not_run = json::array(), incomplete = json::array();
+  for (const UnreadKind& u : r.not_read)
+    not_read.push_back({{"kind", u.kind}, {"reason", u.reason}});
+  for (const CheckCoverage& g : r.coverage_gaps)
+    (g.run ? incomplete : not_run).push_back({{"id", g.id}, {"missing", g.missing}});
+  (*out)["not_read"] = not_read;
+  (*out)["checks_not_run"] = not_run;
+  (*out)["checks_incomplete"] = incomplete;
+}
+
+}  // namespace
+
 json FindingsJson(const AuditResult& r) {
   json findings = json::array();
   int critical = 0, warning = 0;
@@ -30,19 +52,37 @@ json FindingsJson(const AuditResult& r) {
   }
   json tenants = json::object();
   for (const auto& [t, ns] : r.tenants) tenants[t] = std::vector<std::string>(ns.begin(), ns.end());
-  return {{"findings", findings},
-          {"summary",
-           {{"critical", critical},
-            {"warning", warning},
-            {"objects", r.objects},
-            {"checks", AllChecks().size()},
-            {"tenants", tenants}}}};
+  json out = {{"findings", findings},
+              {"summary",
+               {{"critical", critical},
+                {"warning", warning},
+                {"objects", r.objects},
+                {"checks", AllChecks().size()},
+                {"checks_run", r.checks_run},
+                {"tenants", tenants}}}};
+  AddCoverage(r, &out);
+  return out;
 }
 
 std::string FindingsTable(const AuditResult& r) {
   std::ostringstream out;
-  out << fmt::format("{} objects, {} tenant(s), {} checks: {} finding(s)\n", r.objects,
-                     r.tenants.size(), AllChecks().size(), r.findings.size());
+  if (r.not_read.empty()) {
+    out << fmt::format("{} objects, {} tenant(s), {} checks: {} finding(s)\n", r.objects,
+                       r.tenants.size(), AllChecks().size(), r.findings.size());
+  } else {
+    int not_run = 0;
+    for (const CheckCoverage& g : r.coverage_gaps) not_run += !g.run;
+    out << fmt::format(
+        "{} objects, {} tenant(s), {} of {} checks run: {} finding(s); {} kind(s) NOT READ, {} "
+        "check(s) not run, {} incomplete\n",
+        r.objects, r.tenants.size(), r.checks_run, AllChecks().size(), r.findings.size(),
+        r.not_read.size(), not_run, r.coverage_gaps.size() - not_run);
+    out << "\nNOT READ (no finding below can come from these kinds; absence is not evidence):\n";
+    for (const UnreadKind& u : r.not_read) out << fmt::format("  {:<22} {}\n", u.kind, u.reason);
+    for (const CheckCoverage& g : r.coverage_gaps)
+      out << fmt::format("  {:<10} {:<34} {} {}\n", g.run ? "incomplete" : "not run", g.id,
+                         g.run ? "without" : "needs", Join(g.missing));
+  }
   if (r.findings.empty()) return out.str();
   out << fmt::format("\n{:<9} {:<8} {:<34} {:<14} {}\n", "SEVERITY", "LAYER", "CHECK", "TENANT",
                      "OBJECT");
@@ -98,10 +138,37 @@ json FindingsSarif(const AuditResult& r) {
                        {"locations", locations},
                        {"properties", {{"tenant", f.tenant}, {"fix", f.fix}}}});
   }
+  // What could not be read, as notifications of the one invocation (CI shows them next to the
+  // results) and as its properties (for programs).
+  json notifications = json::array();
+  for (const UnreadKind& u : r.not_read)
+    notifications.push_back(
+        {{"level", "warning"},
+         {"message", {{"text", fmt::format("{} not read: {}", u.kind, u.reason)}}}});
+  for (const CheckCoverage& g : r.coverage_gaps) {
+    int rule_index = 0;
+    for (size_t i = 0; i < AllChecks().size(); ++i)
+      if (AllChecks()[i].id == g.id) rule_index = static_cast<int>(i);
+    notifications.push_back(
+        {{"level", g.run ? "note" : "warning"},
+         {"message",
+          {{"text", fmt::format("{} {}: {} not read", g.id, g.run ? "incomplete" : "not run",
+                                Join(g.missing))}}},
+         {"associatedRule", {{"id", g.id}, {"index", rule_index}}}});
+  }
+  json coverage = json::object();
+  AddCoverage(r, &coverage);
+  json invocation = {{"executionSuccessful", true},
+                     {"toolExecutionNotifications", notifications},
+                     {"properties",
+                      {{"notRead", coverage["not_read"]},
+                       {"checksNotRun", coverage["checks_not_run"]},
+                       {"checksIncomplete", coverage["checks_incomplete"]}}}};
   return {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
           {"version", "2.1.0"},
           {"runs",
            {{{"tool", {{"driver", {{"name", "steward-audit-tenancy"}, {"rules", rules}}}}},
+             {"invocations", {invocation}},
              {"results", results}}}}};
 }
 
