@@ -4,4 +4,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 scripts/build.sh
+# The browser tests' npm package, once, before the tests run in parallel.
+(source tests/e2e/lib/browser.sh && ensure_playwright)
 ctest --test-dir build --output-on-failure --timeout 600 -j "$(nproc)"

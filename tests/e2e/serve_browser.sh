@@ -5,9 +5,6 @@
 set -euo pipefail
 bin=$(realpath "${1:?usage: serve_browser.sh STEWARD}")
 cd "$(dirname "$0")/../.."
-command -v node >/dev/null || { echo "FAIL: node is not installed (scripts/install-deps.sh)" >&2; exit 1; }
-[ -x "${CHROMIUM:-/usr/bin/chromium}" ] || { echo "FAIL: no chromium (scripts/install-deps.sh)" >&2; exit 1; }
-if [ ! -d tests/browser/node_modules/playwright-core ]; then
-  npm ci --prefix tests/browser --no-audit --no-fund --loglevel=error
-fi
+source tests/e2e/lib/browser.sh
+ensure_playwright
 exec node tests/browser/dashboard.test.mjs "$bin" "$(dirname "$bin")"
