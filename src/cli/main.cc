@@ -2,6 +2,7 @@
 #include <CLI/CLI.hpp>
 #include <csignal>
 #include <cstdio>
+#include <string>
 
 #include "cli/commands.h"
 
@@ -12,6 +13,7 @@ int main(int argc, char** argv) {
   CLI::App app{"steward: keep a GPU cluster schedulable, governed, visible and cheap"};
   app.require_subcommand(1);
   app.set_help_all_flag("--help-all", "Print help for every command and flag");
+  app.set_version_flag("--version", std::string("steward ") + STEWARD_VERSION);
   steward::cli::RegisterTwinCommands(app);
   steward::cli::RegisterDiagnoseCommands(app);
   steward::cli::RegisterCostCommands(app);

@@ -62,4 +62,5 @@ grep -q "cluster.pools\[0\].gpus: unknown field" "$tmp/err" || fail "typo not na
 "$bin" twin run /nonexistent.yaml 2>/dev/null && fail "missing file accepted"
 "$bin" --help | grep -c twin >/dev/null || fail "--help lacks twin"
 "$bin" twin run --help | grep -c -- "--seed" >/dev/null || fail "twin run --help lacks --seed"
+[ "$("$bin" --version)" = "steward $(sed -n 's/^project(steward VERSION \([0-9.]*\) .*/\1/p' CMakeLists.txt)" ] || fail "--version: $("$bin" --version)"
 echo "twin_cli: ok"
