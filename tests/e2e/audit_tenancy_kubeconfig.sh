@@ -9,23 +9,8 @@
 set -euo pipefail
 bin=${1:?usage: audit_tenancy_kubeconfig.sh STEWARD}
 root=$(cd "$(dirname "$0")/../.." && pwd)
-kubectl=${KUBECTL:-kubectl}
-command -v "$kubectl" >/dev/null || { echo "FAIL: no kubectl on PATH (scripts/install-deps.sh)" >&2; exit 1; }
 py=/usr/bin/python3
-tmp=$(mktemp -d)
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
-fail() {
-  echo "FAIL: $*" >&2
-  tail -5 "$tmp/serve.log" >&2 2>/dev/null || true
-  exit 1
-}
 source "$root/tests/e2e/lib/kube.sh"
-k() { "$kubectl" --kubeconfig "$kc" --request-timeout 20s "$@"; }
 ex="$root/examples/tenancy"
 
 start_kube_twin "$ex/scenario.yaml"

@@ -13,24 +13,10 @@
 set -euo pipefail
 bin=${1:?usage: deploy_rbac.sh STEWARD}
 root=$(cd "$(dirname "$0")/../.." && pwd)
-tmp=$(mktemp -d)
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-  [ -n "${KEEP_TMP:-}" ] && echo "kept $tmp" >&2 || rm -rf "$tmp"
-}
-trap cleanup EXIT
-fail() {
-  echo "FAIL: $*" >&2
-  tail -5 "$tmp/serve.log" >&2 2>/dev/null || true
-  exit 1
-}
 source "$root/tests/e2e/lib/kube.sh"
 source "$root/tests/e2e/lib/prometheus.sh"
 py=/usr/bin/python3
 check="$py $root/tests/e2e/lib/rbac_check.py --subject steward-system/steward"
-k() { kubectl --kubeconfig "$kc" --request-timeout 20s "$@"; }
-rows() { k "$@" --no-headers 2>/dev/null | grep -c . || true; }
 
 # --- The manifests parse; kubectl validates them offline -----------------------------------
 $py - "$root/deploy" <<'PY' || fail "deploy/ YAML"
@@ -76,17 +62,7 @@ PY
 log="$tmp/requests.jsonl"
 start_kube_twin "$root/examples/kube/rehearsal.yaml" --speed 60 --dcgm-interval 10 \
   --kube-request-log "$log"
-dash_hostport=${dash_url#http://}
-cat >"$tmp/prometheus.yml" <<EOF2
-global: {scrape_interval: 1s}
-scrape_configs:
-  - job_name: dcgm
-    metrics_path: /metrics/dcgm
-    static_configs: [{targets: ["$dash_hostport"]}]
-EOF2
-prom=$(command -v prometheus || true)
-[ -n "$prom" ] || prom=/usr/bin/prometheus
-start_prometheus "$tmp/prometheus.yml" "$tmp/data" "$tmp/prometheus.log"
+start_dcgm_prometheus
 ten_running() {
   [ "$(rows get pods -A --field-selector status.phase=Running,metadata.namespace!=gpu-operator)" = 10 ]
 }

@@ -8,22 +8,7 @@ set -euo pipefail
 bin=${1:?usage: kube_kubectl.sh STEWARD}
 root=$(cd "$(dirname "$0")/../.." && pwd)
 # KUBECTL=/path/to/another/kubectl runs the same checks with another client (e.g. Debian's 1.20).
-kubectl=${KUBECTL:-kubectl}
-command -v "$kubectl" >/dev/null || { echo "FAIL: no kubectl on PATH (scripts/install-deps.sh)" >&2; exit 1; }
-tmp=$(mktemp -d)
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
-fail() {
-  echo "FAIL: $*" >&2
-  tail -5 "$tmp/serve.log" >&2 2>/dev/null || true
-  exit 1
-}
 source "$root/tests/e2e/lib/kube.sh"
-k() { "$kubectl" --kubeconfig "$kc" --request-timeout 20s "$@"; }
 json() { /usr/bin/python3 -c "import json,sys; d=json.load(sys.stdin); $1"; }
 # Reads all of stdin before matching, so a writer never dies of SIGPIPE under pipefail.
 has() {
@@ -31,7 +16,6 @@ has() {
   text=$(cat)
   grep -Eq -- "$1" <<<"$text"
 }
-rows() { k "$@" --no-headers 2>/dev/null | grep -c . || true; }
 
 # 60 simulated seconds per second: a container starts in 1.5 s, the horizon is far away.
 start_kube_twin "$root/examples/kube/rehearsal.yaml" --speed 60

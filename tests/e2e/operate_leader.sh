@@ -6,35 +6,16 @@
 set -euo pipefail
 bin=${1:?usage: operate_leader.sh STEWARD}
 root=$(cd "$(dirname "$0")/../.." && pwd)
-tmp=$(mktemp -d)
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
-fail() {
+source "$root/tests/e2e/lib/kube.sh"
+source "$root/tests/e2e/lib/prometheus.sh"
+fail() {  # With the replicas' logs.
   echo "FAIL: $*" >&2
   for f in "$tmp"/op-*.err; do echo "== $f" >&2; tail -5 "$f" >&2; done 2>/dev/null || true
   exit 1
 }
-source "$root/tests/e2e/lib/kube.sh"
-source "$root/tests/e2e/lib/prometheus.sh"
-prom=$(command -v prometheus || true)
-[ -n "$prom" ] || prom=/usr/bin/prometheus
-k() { kubectl --kubeconfig "$kc" --request-timeout 20s "$@"; }
-rows() { k "$@" --no-headers 2>/dev/null | grep -c . || true; }
 
 start_kube_twin "$root/examples/kube/rehearsal.yaml" --speed 60 --dcgm-interval 10
-cat >"$tmp/prometheus.yml" <<EOF
-global: {scrape_interval: 1s}
-scrape_configs:
-  - job_name: dcgm
-    metrics_path: /metrics/dcgm
-    static_configs: [{targets: ["${dash_url#http://}"]}]
-EOF
-start_prometheus "$tmp/prometheus.yml" "$tmp/data" "$tmp/prometheus.log"
+start_dcgm_prometheus
 
 # Failover here is by release (the leader exits), so the lease can be long enough that a loaded
 # CI machine never delays a renewal past the 8 s deadline (which would be a real, but unwanted

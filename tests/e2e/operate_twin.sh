@@ -11,35 +11,11 @@
 set -euo pipefail
 bin=${1:?usage: operate_twin.sh STEWARD}
 root=$(cd "$(dirname "$0")/../.." && pwd)
-tmp=$(mktemp -d)
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
-fail() {
-  echo "FAIL: $*" >&2
-  tail -5 "$tmp/serve.log" >&2 2>/dev/null || true
-  exit 1
-}
 source "$root/tests/e2e/lib/kube.sh"
 source "$root/tests/e2e/lib/prometheus.sh"
-prom=$(command -v prometheus || true)
-[ -n "$prom" ] || prom=/usr/bin/prometheus
-k() { kubectl --kubeconfig "$kc" --request-timeout 20s "$@"; }
-rows() { k "$@" --no-headers 2>/dev/null | grep -c . || true; }
 
 start_kube_twin "$root/examples/kube/rehearsal.yaml" --speed 60 --dcgm-interval 10
-dash_hostport=${dash_url#http://}
-cat >"$tmp/prometheus.yml" <<EOF
-global: {scrape_interval: 1s}
-scrape_configs:
-  - job_name: dcgm
-    metrics_path: /metrics/dcgm
-    static_configs: [{targets: ["$dash_hostport"]}]
-EOF
-start_prometheus "$tmp/prometheus.yml" "$tmp/data" "$tmp/prometheus.log"
+start_dcgm_prometheus
 
 ten_running() {
   [ "$(rows get pods -A --field-selector status.phase=Running,metadata.namespace!=gpu-operator)" = 10 ]

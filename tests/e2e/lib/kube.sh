@@ -1,6 +1,25 @@
 # Shared by the e2e tests that drive the twin's Kubernetes API (source it; not a test).
-# Needs: $bin (steward), $tmp (a scratch directory), the array `pids` (the caller's cleanup
-# kills them) and a `fail` function.
+# Needs $bin (steward). Sourcing it sets up what every such test has: $tmp (a scratch
+# directory, removed at exit unless KEEP_TMP is set), the array `pids` (killed at exit),
+# `fail` (a test may redefine it after sourcing), $kubectl (KUBECTL, default kubectl; it must
+# exist), and `k` / `rows` (kubectl on $kc, and the row count of a `get`).
+kubectl=${KUBECTL:-kubectl}
+command -v "$kubectl" >/dev/null ||
+  { echo "FAIL: no $kubectl on PATH (scripts/install-deps.sh)" >&2; exit 1; }
+tmp=$(mktemp -d)
+pids=()
+kube_e2e_cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  if [ -n "${KEEP_TMP:-}" ]; then echo "kept $tmp" >&2; else rm -rf "$tmp"; fi
+}
+trap kube_e2e_cleanup EXIT
+fail() {
+  echo "FAIL: $*" >&2
+  tail -5 "$tmp/serve.log" >&2 2>/dev/null || true
+  exit 1
+}
+k() { "$kubectl" --kubeconfig "$kc" --request-timeout 20s "$@"; }
+rows() { k "$@" --no-headers 2>/dev/null | grep -c . || true; }
 
 # start_kube_twin SCENARIO [SERVE_FLAG...]: runs `steward serve SCENARIO --port 0 --kube-port 0
 # --kubeconfig-out $tmp/kubeconfig` and waits until the Kubernetes API answers /readyz. Sets
@@ -22,7 +41,7 @@ start_kube_twin() {
   done
   [ -n "$kube_url" ] || fail "serve printed no Kubernetes API address"
   for _ in $(seq 1 300); do
-    "${kubectl:-kubectl}" --kubeconfig "$kc" get --raw /readyz >/dev/null 2>&1 && return 0
+    "$kubectl" --kubeconfig "$kc" get --raw /readyz >/dev/null 2>&1 && return 0
     sleep 0.1
   done
   fail "the Kubernetes API at $kube_url never became ready"
@@ -37,4 +56,19 @@ wait_until() {
     [ $SECONDS -lt $deadline ] || fail "timed out after ${seconds}s waiting until $what"
     sleep 0.2
   done
+}
+
+# start_dcgm_prometheus: Debian's Prometheus (tests/e2e/lib/prometheus.sh, sourced by the
+# caller) scraping the twin's dcgm-exporter series ($dash_url/metrics/dcgm) every second;
+# sets prom_url.
+start_dcgm_prometheus() {
+  prom=${prom:-$(command -v prometheus || echo /usr/bin/prometheus)}
+  cat >"$tmp/prometheus.yml" <<EOF
+global: {scrape_interval: 1s}
+scrape_configs:
+  - job_name: dcgm
+    metrics_path: /metrics/dcgm
+    static_configs: [{targets: ["${dash_url#http://}"]}]
+EOF
+  start_prometheus "$tmp/prometheus.yml" "$tmp/data" "$tmp/prometheus.log"
 }
