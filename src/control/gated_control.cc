@@ -72,6 +72,10 @@ Status GatedControl::Gate(std::string_view action, const std::string& object,
   }
   refusal_.clear();
 
+  const bool plan = options_.mode == GateOptions::Mode::kPlan;
+  const auto plan_key = std::make_tuple(row.action, row.object, row.before, row.after);
+  if (plan && planned_.count(plan_key)) return Status::Ok();  // Planned already, unchanged.
+
   if (action == "evict") {
     const SimTime now = inner_.Now();
     while (!evictions_.empty() && evictions_.front() + Minutes(1) <= now) evictions_.pop_front();
@@ -82,9 +86,8 @@ Status GatedControl::Gate(std::string_view action, const std::string& object,
     evictions_.push_back(now);
   }
 
-  if (options_.mode == GateOptions::Mode::kPlan) {
-    if (!planned_.emplace(row.action, row.object, row.before, row.after).second)
-      return Status::Ok();  // Planned already, unchanged.
+  if (plan) {
+    planned_.insert(plan_key);
     row.mode = std::string(ModeName(options_.mode));
     Record(std::move(row));
     return Status::Ok();

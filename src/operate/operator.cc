@@ -50,7 +50,7 @@ Result<std::unique_ptr<Operator>> Operator::Create(live::KubeClient* client,
   op->live_ = std::make_unique<live::LiveClusterControl>(client, cache, lo);
   control::GateOptions gate = op->options_.gate;
   Operator* self = op.get();
-  if (!gate.paused) gate.paused = [self] { return self->Paused(); };
+  if (!gate.paused) gate.paused = [self] { return self->paused_; };
   if (!gate.now_micros) gate.now_micros = [self] { return self->live_->Now().micros(); };
   op->gate_ = std::make_unique<control::GatedControl>(*op->live_, audit, gate);
   op->actuator_ = std::make_unique<LiveActuator>(*op->gate_);
@@ -86,7 +86,7 @@ void Operator::Note(const Status& s) {
   if (first_error_.ok()) first_error_ = s;
 }
 
-bool Operator::Paused() {
+bool Operator::ReadPauseSwitch() {
   const std::string& cm = options_.pause_configmap;
   const size_t slash = cm.find('/');
   if (cm.empty() || slash == std::string::npos) return false;
@@ -235,6 +235,7 @@ void Operator::CheckTenants(SimTime now) {
 
 Status Operator::RunPass() {
   ++stats_.passes;
+  paused_ = ReadPauseSwitch();  // Once per pass, not once per write.
   const SimTime now = live_->Now();
   STEWARD_RETURN_IF_ERROR(PollXids(now));
   PollNodes(now);

@@ -101,7 +101,8 @@ class Operator {
   void PollNodes(SimTime now);
   void CheckStack();
   void CheckTenants(SimTime now);
-  bool Paused();
+  // Reads the pause switch (one GET); RunPass does it once per pass.
+  bool ReadPauseSwitch();
   void Note(const Status& s);
 
   live::KubeClient* client_ = nullptr;
@@ -118,6 +119,7 @@ class Operator {
   std::set<std::pair<std::string, std::string>> stack_findings_;    // (node, check) raised.
   control::TenantShareAlert tenant_alert_{0.5};
   std::map<std::string, size_t> tenant_index_;
+  bool paused_ = false;  // The pause switch as read at the start of this pass.
   Stats stats_;
   Status first_error_;
 };

@@ -11,6 +11,8 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { chromium } from "playwright-core";
 
+import { fail, waitFor } from "./wait.mjs";
+
 const steward = resolve(process.argv[2] || "");
 if (!process.argv[2]) {
   console.error("usage: dashboard.test.mjs STEWARD_BINARY [SCREENSHOT_DIR]");
@@ -18,25 +20,6 @@ if (!process.argv[2]) {
 }
 const shotDir = resolve(process.argv[3] || dirname(steward));
 const chromiumPath = process.env.CHROMIUM || "/usr/bin/chromium";
-
-function fail(message) {
-  throw new Error(message);
-}
-
-async function waitFor(what, fn, timeoutMs = 60000) {
-  const end = Date.now() + timeoutMs;
-  let last;
-  while (Date.now() < end) {
-    try {
-      last = await fn();
-      if (last) return last;
-    } catch (e) {
-      last = e;
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  fail(`timed out waiting for ${what} (last: ${last})`);
-}
 
 const userDataDir = mkdtempSync(join(tmpdir(), "steward-chromium-"));
 let context, server, exited;

@@ -10,29 +10,14 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { chromium } from "playwright-core";
 
+import { fail, waitFor } from "./wait.mjs";
+
 const steward = resolve(process.argv[2] || "");
 if (!process.argv[2]) {
   console.error("usage: tenancy.test.mjs STEWARD_BINARY [SCREENSHOT_DIR]");
   process.exit(2);
 }
 const shotDir = resolve(process.argv[3] || dirname(steward));
-const fail = (m) => { throw new Error(m); };
-
-async function waitFor(what, fn, timeoutMs = 60000) {
-  const end = Date.now() + timeoutMs;
-  let last;
-  while (Date.now() < end) {
-    try {
-      last = await fn();
-      if (last) return last;
-    } catch (e) {
-      last = e;
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  fail(`timed out waiting for ${what} (last: ${last})`);
-}
-
 // Starts `steward serve ARGS...`; returns {base, stop, log}.
 async function serve(args) {
   const server = spawn(steward, ["serve", "--port", "0", "--speed", "3600", ...args],

@@ -7,18 +7,7 @@
 set -euo pipefail
 bin=${1:?usage: operate_tls_exec.sh STEWARD}
 root=$(cd "$(dirname "$0")/../.." && pwd)
-tmp=$(mktemp -d)
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
-fail() {
-  echo "FAIL: $*" >&2
-  tail -5 "$tmp/serve.log" >&2 2>/dev/null || true
-  exit 1
-}
+source "$root/tests/e2e/lib/harness.sh"
 cd "$tmp"
 # A CA, and a server certificate for 127.0.0.1 it signs.
 openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=steward-e2e-ca" \

@@ -11,25 +11,7 @@
 set -euo pipefail
 bin=$(realpath "${1:?usage: prometheus_roundtrip.sh STEWARD}")
 at_hours=${ROUNDTRIP_AT_HOURS:-12}
-tmp=$(mktemp -d)
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
-  for p in "${pids[@]}"; do
-    for _ in $(seq 1 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
-    kill -KILL "$p" 2>/dev/null || true
-    wait "$p" 2>/dev/null || true
-  done
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
-fail() {
-  echo "FAIL: $*"
-  for f in serve.log prometheus.log; do
-    [ -f "$tmp/$f" ] && { echo "--- $f (tail)"; tail -n 20 "$tmp/$f"; }
-  done
-  exit 1
-}
+. "$(dirname "$0")/lib/harness.sh"
 
 prom=$(command -v prometheus || true)
 [ -n "$prom" ] || prom=/usr/bin/prometheus

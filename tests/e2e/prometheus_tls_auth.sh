@@ -26,23 +26,7 @@
 # (scripts/install-deps.sh). Everything it starts is stopped on exit.
 set -euo pipefail
 bin=$(realpath "${1:?usage: prometheus_tls_auth.sh STEWARD}")
-tmp=$(mktemp -d)
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
-  for p in "${pids[@]}"; do
-    for _ in $(seq 1 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
-    kill -KILL "$p" 2>/dev/null || true
-    wait "$p" 2>/dev/null || true
-  done
-  [ -n "${KEEP_TMP:-}" ] && echo "kept $tmp" || rm -rf "$tmp"
-}
-trap cleanup EXIT
-fail() {
-  echo "FAIL: $*"
-  [ -f "$tmp/prometheus.log" ] && { echo "--- prometheus.log (tail)"; tail -n 20 "$tmp/prometheus.log"; }
-  exit 1
-}
+. "$(dirname "$0")/lib/harness.sh"
 prom=$(command -v prometheus || true)
 [ -n "$prom" ] || prom=/usr/bin/prometheus
 promtool=$(command -v promtool || true)

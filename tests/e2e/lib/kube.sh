@@ -1,23 +1,11 @@
 # Shared by the e2e tests that drive the twin's Kubernetes API (source it; not a test).
-# Needs $bin (steward). Sourcing it sets up what every such test has: $tmp (a scratch
-# directory, removed at exit unless KEEP_TMP is set), the array `pids` (killed at exit),
-# `fail` (a test may redefine it after sourcing), $kubectl (KUBECTL, default kubectl; it must
-# exist), and `k` / `rows` (kubectl on $kc, and the row count of a `get`).
+# Needs $bin (steward). Sourcing it sets up what every such test has: the harness ($tmp, `pids`,
+# `fail`: lib/harness.sh), $kubectl (KUBECTL, default kubectl; it must exist), and `k` / `rows`
+# (kubectl on $kc, and the row count of a `get`).
 kubectl=${KUBECTL:-kubectl}
 command -v "$kubectl" >/dev/null ||
   { echo "FAIL: no $kubectl on PATH (scripts/install-deps.sh)" >&2; exit 1; }
-tmp=$(mktemp -d)
-pids=()
-kube_e2e_cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-  if [ -n "${KEEP_TMP:-}" ]; then echo "kept $tmp" >&2; else rm -rf "$tmp"; fi
-}
-trap kube_e2e_cleanup EXIT
-fail() {
-  echo "FAIL: $*" >&2
-  tail -5 "$tmp/serve.log" >&2 2>/dev/null || true
-  exit 1
-}
+source "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
 k() { "$kubectl" --kubeconfig "$kc" --request-timeout 20s "$@"; }
 rows() { k "$@" --no-headers 2>/dev/null | grep -c . || true; }
 
