@@ -1,10 +1,11 @@
 # Steward's modules, lowest first. Dependencies point one way:
 #   model <- place, govern <- twin <- telemetry <- health <- server <- cli; cost <- server;
 #   model <- store <- health, cost, cli (SQLite stores: remediation state, event log, ledger);
-#   twin <- reclaim <- cli; govern <- audit <- twin (tenancy findings of a scenario);
+#   twin, control, kube <- reclaim <- operate, cli (idle reclaim on the twin and live);
+#   govern <- audit <- twin (tenancy findings of a scenario);
 #   model, store <- control <- twin, health, live (the controllers' one interface to a cluster)
 #   model <- http <- kube <- kubefront (the twin as a Kubernetes API), live (the client)
-#   live, health, telemetry, control <- operate <- cli (the controllers on a live cluster)
+#   live, health, reclaim, telemetry, control <- operate <- cli (the controllers on a live cluster)
 #   live, health, twin, govern <- snapshot <- cli (a live cluster as a twin scenario)
 #   live, audit <- audit_live <- cli (the tenancy audit of a live cluster)
 # Each module is declared once here with its DEPS; a module may exist before its code does.
@@ -64,8 +65,9 @@ target_sources(steward_twin PRIVATE ${CMAKE_BINARY_DIR}/generated/default_scenar
 steward_module(telemetry DEPS twin model)
 target_link_libraries(steward_telemetry PUBLIC steward_httplib OpenSSL::SSL)
 steward_module(health DEPS control telemetry store model)
-# Idle reclaim: a twin controller (twin/controller.h), like the remediation loop in health.
-steward_module(reclaim DEPS twin model)
+# Idle reclaim: one policy, fed by the twin's usage signals (a twin controller) or by DCGM
+# readings per pod (a controller on the control interface, run by operate).
+steward_module(reclaim DEPS twin control kube model)
 steward_module(cost DEPS store model)
 # Diagnosis reads DCGM series (telemetry), kubectl node lists (health) and prices (cost).
 steward_module(diagnose DEPS health telemetry twin cost model)
@@ -95,5 +97,5 @@ steward_module(snapshot DEPS live health twin govern kube model)
 include(${PROJECT_SOURCE_DIR}/cmake/dashboard.cmake)
 # steward operate: the controllers on a live cluster (client, cache, gate, remediation, DCGM
 # signals from Prometheus).
-steward_module(operate DEPS live http health telemetry control store model)
+steward_module(operate DEPS live http health reclaim telemetry control store model)
 set(STEWARD_CLI_DEPS operate snapshot audit_live live kubefront server diagnose reclaim twin control audit place govern telemetry health cost store model)

@@ -56,6 +56,10 @@ struct OperateFlags {
   double tier_step = 60, checkpoint_grace = 300, eviction_grace = 30;
   double alert_tenant_share = 0.5;
   bool no_stack_health = false;
+  bool no_idle_reclaim = false;
+  double reclaim_notify_after = 30, reclaim_after = 60, reclaim_idle_below = 0.05;
+  std::vector<std::string> reclaim_kinds = {"notebook"};
+  std::vector<std::string> reclaim_exempt = {"steward.io/reclaim-exempt=true"};
   std::string pause_configmap = "steward-system/steward";
   bool leader_elect = false;
   std::string lease = "steward-system/steward-operate", identity;
@@ -204,6 +208,30 @@ int RunOperate(const OperateFlags& f) {
   o.pause_configmap = f.pause_configmap;
   o.alert_tenant_share = f.alert_tenant_share;
   o.stack_health = !f.no_stack_health;
+  o.idle_reclaim = !f.no_idle_reclaim;
+  o.reclaim.spec.notify_after_minutes = f.reclaim_notify_after;
+  o.reclaim.spec.reclaim_after_minutes = f.reclaim_after;
+  o.reclaim.spec.idle_sm_active_below = f.reclaim_idle_below;
+  o.reclaim.spec.kinds.clear();
+  for (const std::string& k : f.reclaim_kinds) {
+    model::WorkloadKind kind;
+    if (!model::ParseKind(k, &kind)) {
+      fmt::print(stderr, "steward operate: --reclaim-kinds: unknown kind '{}'\n", k);
+      return 2;
+    }
+    o.reclaim.spec.kinds.push_back(kind);
+  }
+  o.reclaim.spec.exempt_labels.clear();
+  for (const std::string& l : f.reclaim_exempt) {
+    const size_t eq = l.find('=');
+    if (eq == 0 || eq == std::string::npos || eq + 1 == l.size()) {
+      fmt::print(stderr, "steward operate: --reclaim-exempt-label '{}': expected KEY=VALUE\n", l);
+      return 2;
+    }
+    o.reclaim.spec.exempt_labels[l.substr(0, eq)] = l.substr(eq + 1);
+  }
+  o.reclaim.grace = SecondsF(f.eviction_grace);
+  o.reclaim.checkpoint_grace = SecondsF(f.checkpoint_grace);
   if (health) {
     o.gate.on_record = health->Counting(std::move(o.gate.on_record));
     health->SetLeaderCheck(o.gate.is_leader);
@@ -324,6 +352,23 @@ void RegisterOperateCommands(CLI::App& app) {
       ->check(CLI::Range(0.0, 1.0));
   op->add_flag("--no-stack-health", flags->no_stack_health,
                "Skip the GPU stack checks (device plugin, driver/toolkit drift, GFD labels)");
+  op->add_flag("--no-idle-reclaim", flags->no_idle_reclaim,
+               "Skip idle reclaim (notice, then eviction of workloads whose GPUs sit idle)");
+  op->add_option("--reclaim-notify-after", flags->reclaim_notify_after,
+                 "Minutes of idle GPUs before the notice (annotation + Event)")
+      ->check(CLI::PositiveNumber);
+  op->add_option("--reclaim-after", flags->reclaim_after,
+                 "Minutes of idle GPUs before the eviction (after the notice)")
+      ->check(CLI::PositiveNumber);
+  op->add_option("--reclaim-idle-below", flags->reclaim_idle_below,
+                 "Idle: SM-active averaged over the workload's GPUs below this fraction")
+      ->check(CLI::Range(0.0, 1.0));
+  op->add_option("--reclaim-kinds", flags->reclaim_kinds,
+                 "Workload kinds reclaimed, in reclaim order (notebook, batch, training, "
+                 "inference; the steward.io/kind pod label, else the owner)")
+      ->delimiter(',');
+  op->add_option("--reclaim-exempt-label", flags->reclaim_exempt,
+                 "KEY=VALUE (VALUE * = any) of a pod label that spares its workload (repeatable)");
   op->add_option(
       "--pause-configmap", flags->pause_configmap,
       "NAMESPACE/NAME of a ConfigMap whose annotation steward.io/paused=true stops every write");

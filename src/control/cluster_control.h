@@ -21,8 +21,9 @@
 // - Evict respects PodDisruptionBudgets: Unavailable (HTTP 429 on a live cluster) when the
 //   budget allows no disruption now; the caller retries later and never deletes around it.
 // Queues (observe ClusterQueues, patch a quota with the resourceVersion read, 409 -> re-read)
-// and DCGM series join this interface with the controllers that need them (tenant alerts,
-// operate's quota actions).
+// join this interface with the controllers that need them. DCGM series are not read through it:
+// each side feeds its controllers what DCGM shows (the twin its usage signals, operate a
+// Prometheus query), keyed by the pod names used here.
 //
 // Thread-safety: an implementation is used from one controller thread at a time.
 #pragma once
@@ -118,6 +119,28 @@ class ClusterControl {
   // An Event about `object` (type "Normal" or "Warning").
   virtual Status EmitEvent(const ObjectRef& object, std::string_view type,
                            std::string_view event_reason, std::string_view message) = 0;
+
+  // What the following actions are part of ("drain", "reclaim-notice", "reclaim-evict"), so a
+  // plan line or an audit row names the operation rather than its primitive ("evict");
+  // "" = the primitive's own name. Implementations that record nothing ignore it. Set it
+  // through IntentScope.
+  virtual void SetIntent(std::string_view intent) { (void)intent; }
+};
+
+// Names the actions taken on `control` while it lives (ClusterControl::SetIntent).
+//
+//   { IntentScope drain(control, "drain"); control.Evict(pod, grace, reason); }
+class IntentScope {
+ public:
+  IntentScope(ClusterControl& control, std::string_view intent) : control_(control) {
+    control_.SetIntent(intent);
+  }
+  ~IntentScope() { control_.SetIntent(""); }
+  IntentScope(const IntentScope&) = delete;
+  IntentScope& operator=(const IntentScope&) = delete;
+
+ private:
+  ClusterControl& control_;
 };
 
 }  // namespace steward::control

@@ -50,7 +50,7 @@ Status GatedControl::Gate(std::string_view action, const std::string& object,
                           std::string_view reason, std::string before, std::string after,
                           const std::function<Status()>& act) {
   store::AuditRow row;
-  row.action = std::string(action);
+  row.action = intent_.empty() ? std::string(action) : intent_;
   row.object = object;
   row.reason = std::string(reason);
   row.before = std::move(before);

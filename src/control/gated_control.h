@@ -69,6 +69,7 @@ class GatedControl final : public ClusterControl {
   Status Evict(const PodRef& pod, SimDuration grace, std::string_view reason) override;
   Status EmitEvent(const ObjectRef& object, std::string_view type, std::string_view event_reason,
                    std::string_view message) override;
+  void SetIntent(std::string_view intent) override { intent_ = std::string(intent); }
 
   // The first audit-log error (writes go on; the CLI reports it).
   const Status& log_status() const { return log_status_; }
@@ -85,6 +86,7 @@ class GatedControl final : public ClusterControl {
   GateOptions options_;
   std::deque<SimTime> evictions_;  // Times of evictions in the last minute.
   std::set<std::tuple<std::string, std::string, std::string, std::string>> planned_;
+  std::string intent_;   // Names recorded actions when set (SetIntent).
   std::string refusal_;  // The last refusal recorded ("" = none), to record changes only.
   Status log_status_;
   int64_t recorded_ = 0;

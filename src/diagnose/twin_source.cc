@@ -7,6 +7,7 @@
 #include "govern/pending_reason.h"
 #include "telemetry/twin_exporter.h"
 #include "twin/pending_reason.h"
+#include "twin/pod_names.h"
 #include "twin/twin.h"
 
 namespace steward::diagnose {
@@ -35,9 +36,9 @@ class TwinPods {
     if (cache_.size() < runs.size()) cache_.resize(runs.size());
     for (size_t r = 0; r < runs.size(); ++r) {
       const twin::WorkloadRun& run = runs[r];
-      std::vector<PodObject>& pods = cache_[r];
+      std::vector<CachedPod>& pods = cache_[r];
       if (run.state == twin::RunState::kDone) {
-        if (!pods.empty()) std::vector<PodObject>().swap(pods);
+        if (!pods.empty()) std::vector<CachedPod>().swap(pods);
         continue;
       }
       // Size the run's cache before taking pointers into it.
@@ -86,14 +87,22 @@ class TwinPods {
   }
 
  private:
+  // A pod's object and the pod id its name was made for.
+  struct CachedPod {
+    PodObject object;
+    int32_t named_for = kUnplaced;
+  };
+  static constexpr int32_t kUnplaced = -1;
+
   // REQUIRES: index < pods.size() (Collect() sizes the cache first: pointers stay valid).
-  PodObject& Pod(std::vector<PodObject>& pods, const twin::WorkloadRun& run, int index, int gpus) {
-    PodObject& o = pods[index];
+  PodObject& Pod(std::vector<CachedPod>& pods, const twin::WorkloadRun& run, int index, int gpus) {
+    CachedPod& cached = pods[index];
+    PodObject& o = cached.object;
+    const model::Workload& w = run.spec;
     if (o.name.empty()) {
-      const model::Workload& w = run.spec;
       const twin::Scenario& s = twin_.scenario();
       o.namespace_name = w.namespace_name;
-      o.name = telemetry::PodNameOf(w, index);
+      o.name = twin::PodName(w, twin::SlotOf(w, index), index);  // Until placed.
       o.labels = w.labels;  // Its generator's app.kubernetes.io/name among them.
       o.labels["team"] = s.teams[w.team].name;
       o.labels["steward.io/workload"] = w.name;
@@ -102,12 +111,18 @@ class TwinPods {
       o.container = std::string(telemetry::ContainerOf(w, index));
       if (w.gpu_model >= 0) o.gpu_product = twin_.cluster().gpu_models()[w.gpu_model].product_label;
     }
+    // A placed pod is named as the Kubernetes front names it, after its pod id: a restarted pod
+    // is a new pod.
+    if (index < static_cast<int>(run.pods.size()) && cached.named_for != run.pods[index].pod_id) {
+      o.name = twin::PodName(run, index);
+      cached.named_for = run.pods[index].pod_id;
+    }
     o.gpus = gpus;
     return o;
   }
 
   const twin::Twin& twin_;
-  std::vector<std::vector<PodObject>> cache_;  // By run index.
+  std::vector<std::vector<CachedPod>> cache_;  // By run index.
   std::vector<const PodObject*> out_;
 };
 

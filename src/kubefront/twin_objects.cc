@@ -8,6 +8,7 @@
 #include "govern/policy.h"
 #include "kube/meta.h"
 #include "model/xid_catalog.h"
+#include "twin/pod_names.h"
 
 namespace steward::kubefront {
 namespace {
@@ -16,27 +17,9 @@ using nlohmann::json;
 
 constexpr char kKubeletVersion[] = "v1.32.0";
 
-// Kubernetes' name-suffix alphabet (no vowels, no confusable digits).
-std::string Suffix(uint64_t seed, int length) {
-  static constexpr char kAlphabet[] = "bcdfghjklmnpqrstvwxz2456789";
-  uint64_t x = seed * 0x9e3779b97f4a7c15ULL + 0x632be59bd9b4e019ULL;
-  x ^= x >> 29;
-  std::string s;
-  for (int i = 0; i < length; ++i) {
-    s += kAlphabet[x % 27];
-    x /= 27;
-  }
-  return s;
-}
-
-uint64_t Hash(std::string_view text) {
-  uint64_t h = 14695981039346656037ULL;
-  for (unsigned char c : text) {
-    h ^= c;
-    h *= 1099511628211ULL;
-  }
-  return h;
-}
+using twin::NameHash;
+using twin::NameSuffix;
+using twin::ReplicaSetName;
 
 std::string NodeIp(model::NodeId n) {
   return fmt::format("10.{}.{}.{}", 1 + ((n >> 16) & 0x7f), (n >> 8) & 0xff, n & 0xff);
@@ -127,10 +110,6 @@ kube::OwnerReference Owner(const std::string& api_version, const std::string& ki
   return o;
 }
 
-std::string ReplicaSetName(const model::Workload& w) {
-  return fmt::format("{}-{}", w.name, Suffix(Hash(w.name), 10));
-}
-
 std::string QueueName(const twin::Twin& twin, const model::Workload& w) {
   if (!w.queue.empty()) return w.queue;
   // fifo-quota's team queues are served as a LocalQueue named after the team.
@@ -215,7 +194,7 @@ kube::Node NodeObject(const twin::Twin& twin, model::NodeId n, const ObjectClock
   k.node_info.container_runtime_version = "containerd://1.7.20";
   k.node_info.kernel_version = "5.15.0-119-generic";
   k.node_info.os_image = "Ubuntu 22.04.4 LTS";
-  k.node_info.machine_id = fmt::format("{:016x}", Hash(node.name));
+  k.node_info.machine_id = fmt::format("{:016x}", NameHash(node.name));
   return k;
 }
 
@@ -232,18 +211,9 @@ nlohmann::json NodeListJson(const twin::Twin& twin, const ObjectClock& clock) {
 std::vector<PodRef> PodsOf(const twin::WorkloadRun& run) {
   std::vector<PodRef> pods;
   pods.reserve(run.pods.size());
-  const model::Workload& w = run.spec;
-  // Gangs place their pod sets in order, so pods [0, count0) are set 0, and so on; a
-  // service's replicas are its one pod set.
-  int set = 0, ordinal = 0;
-  for (const twin::PodAllocation& a : run.pods) {
-    while (set + 1 < static_cast<int>(w.pod_sets.size()) && ordinal >= w.pod_sets[set].count &&
-           w.kind != model::WorkloadKind::kInference) {
-      ++set;
-      ordinal = 0;
-    }
-    pods.push_back({w.id, a.pod_id, set, ordinal, &a});
-    ++ordinal;
+  for (int i = 0; i < static_cast<int>(run.pods.size()); ++i) {
+    const twin::PodSlot slot = twin::SlotOf(run.spec, i);
+    pods.push_back({run.spec.id, run.pods[i].pod_id, slot.pod_set, slot.ordinal, &run.pods[i]});
   }
   return pods;
 }
@@ -260,17 +230,7 @@ OwnerRef PodOwner(const model::Workload& w) {
 }
 
 std::string PodName(const model::Workload& w, const PodRef& pod) {
-  switch (w.kind) {
-    case model::WorkloadKind::kInference:
-      return fmt::format("{}-{}", ReplicaSetName(w), Suffix(static_cast<uint64_t>(pod.pod_id), 5));
-    case model::WorkloadKind::kNotebook:
-      return fmt::format("{}-{}", w.name, pod.ordinal);
-    default: {
-      const std::string& set = w.pod_sets[pod.pod_set].name;
-      return fmt::format("{}-{}-{}-{}", w.name, set.empty() ? "main" : set, pod.ordinal,
-                         Suffix(static_cast<uint64_t>(pod.pod_id), 5));
-    }
-  }
+  return twin::PodName(w, {pod.pod_set, pod.ordinal}, pod.pod_id);
 }
 
 std::map<std::string, std::string> WorkloadPodLabels(const twin::Twin& twin,
@@ -311,7 +271,7 @@ kube::Pod PodObject(const twin::Twin& twin, const twin::WorkloadRun& run, const 
   p.metadata.labels = WorkloadPodLabels(twin, w);
   for (const auto& [k, v] : extras.labels) p.metadata.labels[k] = v;
   if (w.kind == model::WorkloadKind::kInference)
-    p.metadata.labels["pod-template-hash"] = Suffix(Hash(w.name), 10);
+    p.metadata.labels["pod-template-hash"] = NameSuffix(NameHash(w.name), 10);
   if (w.kind == model::WorkloadKind::kNotebook)
     p.metadata.labels["statefulset.kubernetes.io/pod-name"] = p.metadata.name;
   if (!w.pod_group.empty()) p.metadata.annotations["scheduling.k8s.io/group-name"] = w.name;
@@ -540,7 +500,7 @@ std::vector<kube::Pod> OperatorPods(const twin::Twin& twin, model::NodeId n, int
   std::vector<kube::Pod> out;
   for (const auto& [name, image] : kOperatorDaemonSets) {
     kube::Pod p;
-    p.metadata.name = fmt::format("{}-{}", name, Suffix(Hash(node.name), 5));
+    p.metadata.name = fmt::format("{}-{}", name, NameSuffix(NameHash(node.name), 5));
     p.metadata.namespace_name = kGpuOperatorNamespace;
     p.metadata.uid = kube::UidFor(fmt::format("pod/{}/{}", name, node.name));
     p.metadata.creation_timestamp = created;

@@ -60,7 +60,12 @@ control::PodInfo DescribePod(const kube::Pod& pod) {
                      Get(pod.metadata.annotations, "steward.io/checkpointing") == "true";
   if (!model::ParseKind(Get(labels, "steward.io/kind"), &p.kind)) {
     const std::string kind = owner ? owner->kind : "";
-    p.kind = kind == "ReplicaSet" || kind == "StatefulSet" || kind == "Deployment"
+    // Kubeflow's notebook controller labels its pods notebook-name; JupyterHub's user servers
+    // are component=singleuser-server.
+    const bool notebook =
+        !Get(labels, "notebook-name").empty() || Get(labels, "component") == "singleuser-server";
+    p.kind = notebook ? model::WorkloadKind::kNotebook
+             : kind == "ReplicaSet" || kind == "StatefulSet" || kind == "Deployment"
                  ? model::WorkloadKind::kInference
              : kind == "Job" || kind == "PodGroup" ? model::WorkloadKind::kTraining
                                                    : model::WorkloadKind::kBatch;

@@ -73,6 +73,11 @@ Result<std::unique_ptr<Operator>> Operator::Create(live::KubeClient* client,
                                                  db, std::move(topology), op->actuator_.get(),
                                                  op->options_.remediation));
   op->tenant_alert_ = control::TenantShareAlert(op->options_.alert_tenant_share);
+  if (op->options_.idle_reclaim && prometheus != nullptr) {
+    STEWARD_ASSIGN_OR_RETURN(reclaim::ControlReclaimer r,
+                             reclaim::ControlReclaimer::Create(op->options_.reclaim, *op->gate_));
+    op->reclaimer_.emplace(std::move(r));
+  }
   op->actuator_->set_reason_source([self](std::string_view node) -> std::string {
     const health::NodeRecord* r = self->remediation_->Find(node);
     return r ? r->reason : "";
@@ -122,6 +127,33 @@ Status Operator::PollXids(SimTime now) {
     if (st.code() != Status::Code::kNotFound) Note(st);  // A GPU of a node we do not govern.
   }
   return Status::Ok();
+}
+
+Status Operator::ReclaimIdle() {
+  if (!reclaimer_) return Status::Ok();
+  // dcgm-exporter labels a GPU with the pod holding it (namespace, pod); the mean over the pod's
+  // GPUs is what the policy compares. Without profiling metrics, GPU utilization is the closest
+  // reading (percent).
+  double scale = 1;
+  STEWARD_ASSIGN_OR_RETURN(telemetry::PromQueryResult r,
+                           prometheus_->Query("avg by (namespace, pod) (DCGM_FI_PROF_SM_ACTIVE)"));
+  if (r.vector.empty()) {
+    STEWARD_ASSIGN_OR_RETURN(r,
+                             prometheus_->Query("avg by (namespace, pod) (DCGM_FI_DEV_GPU_UTIL)"));
+    scale = 0.01;
+  }
+  std::map<std::string, double> sm_active;
+  for (const telemetry::PromSample& s : r.vector) {
+    auto ns = s.metric.find("namespace"), pod = s.metric.find("pod");
+    if (ns == s.metric.end() || pod == s.metric.end() || pod->second.empty() ||
+        !std::isfinite(s.point.value))
+      continue;
+    sm_active[ns->second + "/" + pod->second] = s.point.value * scale;
+  }
+  Status st = reclaimer_->Pass(sm_active);
+  stats_.reclaim_notices = reclaimer_->stats().notices;
+  stats_.reclaims = reclaimer_->stats().reclaims;
+  return st;
 }
 
 void Operator::PollNodes(SimTime now) {
@@ -241,6 +273,7 @@ Status Operator::RunPass() {
   PollNodes(now);
   CheckStack();
   CheckTenants(now);
+  Note(ReclaimIdle());
   // Take every node as far as it can go now: the cordon, then the drain's due evictions.
   for (int i = 0; i < 16; ++i) {
     Note(remediation_->Tick(now));

@@ -8,7 +8,9 @@
 //      NPD condition (GPUMissing) appearing or clearing, a diagnostic result or a repair
 //      marked done through the node annotations of live_actuator.h;
 //   3. runs the GPU stack checks and the tenant-over-threshold alert over the same view
-//      (Warning Events, once per new finding / crossing);
+//      (Warning Events, once per new finding / crossing), and idle reclaim
+//      (reclaim/control_reclaimer.h) over SM-active per pod from Prometheus
+//      (avg by (namespace, pod) of DCGM_FI_PROF_SM_ACTIVE);
 //   4. ticks the RemediationController (the same one the twin runs) until it has nothing due,
 //      so one pass takes a faulty node as far as it can go now (cordon, then the drain's
 //      first evictions).
@@ -20,7 +22,7 @@
 // Without --apply (Mode::kPlan) nothing is written and every action is a plan line and an
 // audit row; the remediation state then lives in memory only (a dry run must not leave a
 // real run's state file believing nodes were cordoned).
-// Cost per pass: one cache copy of nodes, one Prometheus query, O(nodes) comparisons.
+// Cost per pass: one cache copy of nodes, two Prometheus queries, O(nodes + GPU pods).
 // Thread-safety: one thread runs passes.
 #pragma once
 
@@ -39,6 +41,7 @@
 #include "live/kube_client.h"
 #include "live/live_control.h"
 #include "operate/live_actuator.h"
+#include "reclaim/control_reclaimer.h"
 #include "store/audit_log.h"
 #include "telemetry/prometheus_client.h"
 
@@ -69,6 +72,10 @@ struct OperatorOptions {
   // Warning Event on its namespace when it crosses. 0 = off.
   double alert_tenant_share = 0.5;
   std::string tenant_label = "steward.io/team";
+  // Idle reclaim (needs Prometheus): notice, then eviction of idle workloads of the spec's
+  // kinds (default notebooks: 30 min to the notice, 60 to the reclaim, SM-active < 5 %).
+  bool idle_reclaim = true;
+  reclaim::ControlReclaimerOptions reclaim;
 };
 
 class Operator {
@@ -87,6 +94,7 @@ class Operator {
   struct Stats {
     int64_t passes = 0, xids = 0, conditions = 0, diagnostics = 0, repairs = 0;
     int64_t stack_findings = 0, tenant_alerts = 0;
+    int64_t reclaim_notices = 0, reclaims = 0;
     int64_t errors = 0;
   };
   const Stats& stats() const { return stats_; }
@@ -101,6 +109,8 @@ class Operator {
   void PollNodes(SimTime now);
   void CheckStack();
   void CheckTenants(SimTime now);
+  // SM-active per pod from Prometheus, then a reclaim pass.
+  Status ReclaimIdle();
   // Reads the pause switch (one GET); RunPass does it once per pass.
   bool ReadPauseSwitch();
   void Note(const Status& s);
@@ -113,6 +123,7 @@ class Operator {
   std::unique_ptr<control::GatedControl> gate_;
   std::unique_ptr<LiveActuator> actuator_;
   std::unique_ptr<health::RemediationController> remediation_;
+  std::optional<reclaim::ControlReclaimer> reclaimer_;
   std::map<std::pair<std::string, std::string>, int> last_xid_;     // (node, gpu) -> XID seen.
   std::map<std::string, std::set<std::string>> conditions_;         // node -> fault conditions.
   std::set<std::pair<std::string, std::string>> seen_annotations_;  // (node, key=value).

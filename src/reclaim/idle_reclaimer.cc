@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <bit>
 
+#include "reclaim/reclaim_policy.h"
+
 namespace steward::reclaim {
 
 std::string_view ActionName(ReclaimAction::Kind kind) {
@@ -24,8 +26,7 @@ std::string_view ActionName(ReclaimAction::Kind kind) {
 IdleReclaimer::IdleReclaimer(twin::ReclaimSpec spec, bool keep_log)
     : spec_(std::move(spec)),
       keep_log_(keep_log),
-      notify_after_(SecondsF(spec_.notify_after_minutes * 60)),
-      reclaim_after_(SecondsF(spec_.reclaim_after_minutes * 60)) {
+      streaks_(NotifyAfter(spec_), ReclaimAfter(spec_)) {
   totals_.enabled = true;
   totals_.dry_run = spec_.dry_run;
   totals_.notify_after_minutes = spec_.notify_after_minutes;
@@ -35,11 +36,7 @@ IdleReclaimer::IdleReclaimer(twin::ReclaimSpec spec, bool keep_log)
 }
 
 Status IdleReclaimer::Attach(twin::TwinOps& ops) {
-  if (!(reclaim_after_ > notify_after_))
-    return Status::InvalidArgument(fmt::format(
-        "reclaim: reclaim_after_minutes {} must be greater than notify_after_minutes {}",
-        spec_.reclaim_after_minutes, spec_.notify_after_minutes));
-  if (spec_.kinds.empty()) return Status::InvalidArgument("reclaim: no kinds to reclaim");
+  STEWARD_RETURN_IF_ERROR(CheckReclaimSpec(spec_));
   ops_ = &ops;
   watches_.assign(ops.cluster().gpus().size(), Watch{});
   return Status::Ok();
@@ -47,19 +44,6 @@ Status IdleReclaimer::Attach(twin::TwinOps& ops) {
 
 void IdleReclaimer::Record(const Status& s) {
   if (!s.ok() && status_.ok()) status_ = s;
-}
-
-int IdleReclaimer::Rank(model::WorkloadKind kind) const {
-  auto it = std::find(spec_.kinds.begin(), spec_.kinds.end(), kind);
-  return it == spec_.kinds.end() ? -1 : static_cast<int>(it - spec_.kinds.begin());
-}
-
-bool IdleReclaimer::Exempt(const model::Workload& w) const {
-  for (const auto& [key, value] : spec_.exempt_labels) {
-    auto it = w.labels.find(key);
-    if (it != w.labels.end() && (value == "*" || it->second == value)) return true;
-  }
-  return false;
 }
 
 void IdleReclaimer::OnSignal(const twin::TwinSignal& signal) {
@@ -83,46 +67,17 @@ void IdleReclaimer::OnSignal(const twin::TwinSignal& signal) {
 void IdleReclaimer::OnUsage(model::WorkloadId w) {
   Result<twin::WorkloadView> v = ops_->View(w);
   if (!v.ok()) return Record(v.status());
-  const int rank = Rank(v->spec->kind);
+  const int rank = KindRank(spec_, v->spec->kind);
   if (rank < 0) return;
-  // Idle: GPUs held and, averaged over them, SM-active under the threshold (what a reclaimer
-  // computing mean(DCGM_FI_PROF_SM_ACTIVE) over the pod's GPUs sees).
-  const bool idle = v->gpus > 0 && v->sm_active < spec_.idle_sm_active_below * v->gpus;
-  const bool open = streaks_.count(w) > 0;
-  if (!idle) {
-    if (open) EndStreak(w);
-  } else if (!open) {
-    StartStreak(w, rank, Exempt(*v->spec));
-  }
-  // Idle and already open: a replica more or less does not restart the streak.
+  // The twin's rates are piecewise constant: the streak starts exactly when the rate drops.
+  streaks_.Observe(w, IsIdle(spec_, v->sm_active, v->gpus), rank, IsExempt(spec_, v->spec->labels),
+                   ops_->Now());
 }
 
-void IdleReclaimer::StartStreak(model::WorkloadId w, int rank, bool exempt) {
-  const SimTime now = ops_->Now();
-  streaks_[w] = Streak{now, rank, exempt, false};
-  deadlines_.insert(Deadline{now + notify_after_, false, rank, now, w});
-  deadlines_.insert(Deadline{now + reclaim_after_, true, rank, now, w});
-}
-
-void IdleReclaimer::EndStreak(model::WorkloadId w) {
-  auto it = streaks_.find(w);
-  if (it == streaks_.end()) return;
-  const Streak& s = it->second;
-  deadlines_.erase(Deadline{s.since + notify_after_, false, s.rank, s.since, w});
-  deadlines_.erase(Deadline{s.since + reclaim_after_, true, s.rank, s.since, w});
-  streaks_.erase(it);
-}
-
-SimTime IdleReclaimer::NextDeadline() const {
-  return deadlines_.empty() ? SimTime::Never() : deadlines_.begin()->at;
-}
+SimTime IdleReclaimer::NextDeadline() const { return streaks_.NextDeadline(); }
 
 void IdleReclaimer::OnWake(SimTime now) {
-  while (!deadlines_.empty() && deadlines_.begin()->at <= now) {
-    const Deadline d = *deadlines_.begin();
-    deadlines_.erase(deadlines_.begin());
-    Act(d);
-  }
+  while (std::optional<Streaks::Due> due = streaks_.PopNext(now)) Act(*due);
 }
 
 void IdleReclaimer::Log(ReclaimAction::Kind kind, model::WorkloadId w,
@@ -132,42 +87,40 @@ void IdleReclaimer::Log(ReclaimAction::Kind kind, model::WorkloadId w,
                                v.spec->kind, v.gpus});
 }
 
-void IdleReclaimer::Act(const Deadline& d) {
-  auto it = streaks_.find(d.workload);
-  if (it == streaks_.end() || it->second.since != d.since || it->second.done) return;
-  Streak& streak = it->second;
-  Result<twin::WorkloadView> v = ops_->View(d.workload);
+void IdleReclaimer::Act(const Streaks::Due& due) {
+  Result<twin::WorkloadView> v = ops_->View(due.key);
   if (!v.ok()) return Record(v.status());
-  if (!d.reclaim) {
-    if (streak.exempt) return;
-    ++totals_.notifications;
-    Log(ReclaimAction::Kind::kNotify, d.workload, *v);
-    return;
-  }
-  streak.done = true;
-  if (streak.exempt) {
-    ++totals_.exempted;
-    Log(ReclaimAction::Kind::kExempt, d.workload, *v);
-    return;
+  const model::WorkloadId w = due.key;
+  switch (due.step) {
+    case Streaks::Step::kNotify:
+      ++totals_.notifications;
+      Log(ReclaimAction::Kind::kNotify, w, *v);
+      return;
+    case Streaks::Step::kExempt:
+      ++totals_.exempted;
+      Log(ReclaimAction::Kind::kExempt, w, *v);
+      return;
+    case Streaks::Step::kReclaim:
+      break;
   }
   const SimTime now = ops_->Now();
   const double hours = v->gpus * std::max(0.0, (v->natural_end - now).ToHours());
   if (spec_.dry_run) {
     ++totals_.would_reclaim;
     totals_.would_reclaim_gpu_hours += hours;
-    Log(ReclaimAction::Kind::kWouldReclaim, d.workload, *v);
+    Log(ReclaimAction::Kind::kWouldReclaim, w, *v);
     return;
   }
   ++totals_.reclaims;
   ++totals_.reclaims_by_kind[std::string(model::KindName(v->spec->kind))];
   totals_.gpu_hours_reclaimed += hours;
   totals_.gpu_hours_reclaimed_by_team[std::string(v->team)] += hours;
-  Log(ReclaimAction::Kind::kReclaim, d.workload, *v);
+  Log(ReclaimAction::Kind::kReclaim, w, *v);
   // The GPUs it frees are watched until its natural end (OnGpus); Stop ends the streak.
-  stopping_ = d.workload;
+  stopping_ = w;
   stopping_until_ = v->natural_end;
   stopping_gpus_.clear();
-  Record(ops_->Stop(d.workload));
+  Record(ops_->Stop(w));
   stopping_ = -1;
   // A workload on MIG instances or GPU fractions held only part of each GPU it freed.
   for (model::GpuId g : stopping_gpus_)

@@ -1,5 +1,8 @@
 // IdleReclaimer: the idle-GPU reclaim policy (the guide's 僵尸 -> 自动回收策略) as a twin
-// controller (twin/controller.h).
+// controller (twin/controller.h). Its judgements (reclaim/reclaim_policy.h) and timing
+// (reclaim/idle_streaks.h) are the ones the controller on the control interface
+// (reclaim/control_reclaimer.h) uses against a live cluster; this adapter feeds them the twin's
+// exact usage signals and keeps the report's accounting.
 //
 //   observe  a workload of a reclaimable kind whose GPUs are idle: SM-active per held GPU below
 //            idle_sm_active_below, as a reclaimer reading DCGM_FI_PROF_SM_ACTIVE sees it. The
@@ -21,11 +24,10 @@
 #pragma once
 
 #include <map>
-#include <set>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
+#include "reclaim/idle_streaks.h"
 #include "twin/controller.h"
 #include "twin/report.h"
 #include "twin/scenario.h"
@@ -65,23 +67,6 @@ class IdleReclaimer : public twin::TwinController {
   twin::ReclaimReport Summary() const;
 
  private:
-  // An open idle streak of one workload.
-  struct Streak {
-    SimTime since;
-    int rank = 0;  // Of its kind in spec_.kinds.
-    bool exempt = false;
-    bool done = false;  // Reclaimed, would-be reclaimed or exempted: nothing more to do.
-  };
-  // A notice or reclaim due at `at`; ordered by time, notices before reclaims, `kinds` rank,
-  // longest idle, id.
-  struct Deadline {
-    SimTime at;
-    bool reclaim = false;
-    int rank = 0;
-    SimTime since;
-    model::WorkloadId workload = -1;
-    auto operator<=>(const Deadline&) const = default;
-  };
   // A reclaimed GPU, watched until the stopped workload's natural end.
   struct Watch {
     SimTime until;
@@ -91,23 +76,18 @@ class IdleReclaimer : public twin::TwinController {
     double share = 1;
   };
 
+  using Streaks = IdleStreaks<model::WorkloadId>;
+
   void OnUsage(model::WorkloadId w);
   void OnGpus(const twin::TwinSignal& signal, bool taken);
-  void StartStreak(model::WorkloadId w, int rank, bool exempt);
-  void EndStreak(model::WorkloadId w);
-  void Act(const Deadline& d);
-  bool Exempt(const model::Workload& w) const;
-  // Position of `kind` in spec_.kinds, or -1 when the kind is not reclaimed.
-  int Rank(model::WorkloadKind kind) const;
+  void Act(const Streaks::Due& due);
   void Record(const Status& s);
   void Log(ReclaimAction::Kind kind, model::WorkloadId w, const twin::WorkloadView& v);
 
   twin::ReclaimSpec spec_;
   bool keep_log_;
-  SimDuration notify_after_, reclaim_after_;
   twin::TwinOps* ops_ = nullptr;
-  std::unordered_map<model::WorkloadId, Streak> streaks_;
-  std::set<Deadline> deadlines_;
+  Streaks streaks_;
   std::vector<Watch> watches_;  // By GpuId; until = Never: not watched.
   model::WorkloadId stopping_ = -1;
   SimTime stopping_until_;

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "model/workload.h"
+#include "twin/pod_names.h"
 #include "twin/rng.h"
 
 namespace steward::telemetry {
@@ -67,10 +68,6 @@ bool Contains(const std::string& s, std::string_view what) {
 }
 
 }  // namespace
-
-std::string PodNameOf(const model::Workload& w, int pod_index) {
-  return fmt::format("{}-{}", w.name, pod_index);
-}
 
 std::string_view ContainerOf(const model::Workload& w, int pod_index) {
   if (w.pod_sets.empty()) return "main";
@@ -211,7 +208,7 @@ void TwinExporter::Update(const twin::Twin& twin) {
       const twin::WorkloadRun& run = runs[s.run];
       if (s.run != last_run || s.pod != last_pod) {
         container = ContainerOf(run.spec, s.pod);
-        pod_name = PodNameOf(run.spec, s.pod);
+        pod_name = twin::PodName(run, s.pod);
         group = &truth_.by_namespace[run.spec.namespace_name];
         last_run = s.run;
         last_pod = s.pod;

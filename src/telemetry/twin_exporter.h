@@ -40,10 +40,9 @@
 
 namespace steward::telemetry {
 
-// The pod label of a workload's pod_index-th pod ("<workload>-<index>": indices of a running
-// workload's pods are stable, services scale at the end) and its container label (the name of
-// the pod set it belongs to; a service's replicas all run its first pod set).
-std::string PodNameOf(const model::Workload& w, int pod_index);
+// The container label of a workload's pod_index-th pod: the name of the pod set it belongs to (a
+// service's replicas all run its first pod set). The pod label is twin::PodName, the name the
+// Kubernetes front gives the pod.
 std::string_view ContainerOf(const model::Workload& w, int pod_index);
 
 // Whether the data loader of the pod with twin pod id `pod_id` is stalled at `t`. A profile with

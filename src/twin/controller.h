@@ -66,6 +66,7 @@ struct NodeWorkloadInfo {
   int gpus = 0;                  // GPUs it holds on this node.
   bool running = false;          // Its pods run (not starting).
   std::vector<int32_t> pod_ids;  // Its pods on this node (PodAllocation::pod_id), ascending.
+  std::vector<std::string> pod_names;  // Their names (twin/pod_names.h), in pod_ids' order.
 };
 
 // A workload as a controller sees it now: what it is, and what the GPUs it holds are doing (the

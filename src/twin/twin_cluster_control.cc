@@ -49,10 +49,10 @@ std::vector<control::PodInfo> TwinClusterControl::PodsOnNode(std::string_view no
   if (n == model::kNoNode) return out;
   for (const NodeWorkloadInfo& w : ops_.WorkloadsOn(n)) {
     const size_t slash = w.name.find('/');
-    const std::string ns = w.name.substr(0, slash), name = w.name.substr(slash + 1);
-    for (int32_t pod_id : w.pod_ids) {
+    const std::string ns = w.name.substr(0, slash);
+    for (const std::string& pod_name : w.pod_names) {
       control::PodInfo p;
-      p.ref = {ns, fmt::format("{}-{}", name, pod_id)};
+      p.ref = {ns, pod_name};
       p.node = std::string(node);
       p.workload = w.name;
       p.tier = w.tier;

@@ -4,9 +4,9 @@
 //   twin::TwinClusterControl control(ops);        // in TwinController::Attach
 //   control.Cordon("h100-0007", true, "XID 79");
 //
-// Names: nodes by their names; a workload's pods are "<workload>-<pod id>" in the workload's
-// namespace (the twin's own pod numbering). Evict works on pods this object has listed
-// (PodsOnNode); a pod it never saw is NotFound, as a pod the caller could not have seen. A
+// Names: nodes by their names; pods as the Kubernetes front and the dcgm-exporter `pod` label
+// name them (twin/pod_names.h), in the workload's namespace. Evict works on pods this object has
+// listed (PodsOnNode); a pod it never saw is NotFound, as a pod the caller could not have seen. A
 // gang's pods on one node stop together: the first eviction of one of them at a given instant
 // stops all of them there, later ones at that instant are no-ops (as the live API answers a
 // second eviction of a terminating pod). Annotations and Events are kept in memory (events())

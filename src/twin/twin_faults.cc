@@ -19,6 +19,7 @@
 #include <bit>
 
 #include "model/xid_catalog.h"
+#include "twin/pod_names.h"
 #include "twin/twin.h"
 
 namespace steward::twin {
@@ -391,12 +392,18 @@ std::vector<NodeWorkloadInfo> Twin::WorkloadsOn(model::NodeId n) const {
   // GPUs each holds on the node (a shared GPU counts for every pod on it).
   for (NodeWorkloadInfo& info : out) {
     info.running = runs_[info.id].state == RunState::kRunning;
-    for (const PodAllocation& p : runs_[info.id].pods)
-      if (p.node == n) {
-        info.gpus += std::popcount(p.gpus);
-        info.pod_ids.push_back(p.pod_id);
+    const WorkloadRun& run = runs_[info.id];
+    std::vector<std::pair<int32_t, int>> pods;  // (pod id, index in run.pods).
+    for (int i = 0; i < static_cast<int>(run.pods.size()); ++i)
+      if (run.pods[i].node == n) {
+        info.gpus += std::popcount(run.pods[i].gpus);
+        pods.emplace_back(run.pods[i].pod_id, i);
       }
-    std::sort(info.pod_ids.begin(), info.pod_ids.end());
+    std::sort(pods.begin(), pods.end());
+    for (const auto& [pod_id, index] : pods) {
+      info.pod_ids.push_back(pod_id);
+      info.pod_names.push_back(PodName(run, index));
+    }
   }
   std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
   return out;

@@ -117,7 +117,7 @@ apply_pass() {
     --lease steward-system/steward-operate --identity rbac-e2e >>"$tmp/apply.out" 2>>"$tmp/apply.err"
 }
 apply_pass || fail "operate --apply: $(cat "$tmp/apply.err")"
-grep -q "failed evict pod/serving/.*429" "$tmp/apply.out" || fail "no 429 met: $(cat "$tmp/apply.out")"
+grep -q "failed drain pod/serving/.*429" "$tmp/apply.out" || fail "no 429 met: $(cat "$tmp/apply.out")"
 ticket_out() {
   apply_pass && [ "$(rows get pods -n serving --field-selector spec.nodeName="$node")" = 0 ] &&
     k get events -n default -o jsonpath="{.items[*].reason}" | grep -qw RepairTicket
@@ -125,10 +125,26 @@ ticket_out() {
 wait_until 90 "the node is drained and its repair ticket emitted" ticket_out
 since "$m" "$tmp/apply.jsonl"
 
+# --- Idle reclaim: pod annotations, Events in the pods' namespaces, evictions -----------------
+# The rehearsal has no notebooks: count every sweep as reclaimable and idle (SM-active < 100 %),
+# so a notice and an eviction happen within seconds.
+m=$(mark)
+"$bin" operate "${ops[@]}" --apply --interval 1 --no-stack-health --alert-tenant-share 0 \
+  --reclaim-kinds training --reclaim-idle-below 1 --reclaim-notify-after 0.02 \
+  --reclaim-after 0.05 >"$tmp/reclaim.out" 2>"$tmp/reclaim.err" &
+reclaim_pid=$!
+pids+=("$reclaim_pid")
+reclaimed() { grep -q "applied reclaim-evict pod/" "$tmp/reclaim.out"; }
+wait_until 60 "idle reclaim notices and evicts" reclaimed
+kill -TERM "$reclaim_pid"
+wait "$reclaim_pid" || fail "reclaim pass exited non-zero: $(cat "$tmp/reclaim.err")"
+grep -q "applied reclaim-notice pod/" "$tmp/reclaim.out" || fail "no notice: $(cat "$tmp/reclaim.out")"
+since "$m" "$tmp/reclaim.jsonl"
+
 # --- RBAC ------------------------------------------------------------------------------------
 volcano="the rehearsal scenario has no Volcano queues, so the twin serves no scheduling.volcano.sh and discovery skips them"
 $check --manifests "$root/deploy/rbac-apply.yaml" --requests "$tmp/sdr.jsonl" \
-  --requests "$tmp/apply.jsonl" \
+  --requests "$tmp/apply.jsonl" --requests "$tmp/reclaim.jsonl" \
   --not-exercised "list queues.scheduling.volcano.sh: $volcano" \
   --not-exercised "watch queues.scheduling.volcano.sh: $volcano" \
   --not-exercised "list podgroups.scheduling.volcano.sh: $volcano" \

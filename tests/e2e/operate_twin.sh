@@ -44,10 +44,10 @@ grep -q "planned event namespace/training: Warning TenantOverThreshold (tenant t
 [ "$(grep -c "TenantOverThreshold" "$tmp/dry.out")" = 1 ] || fail "only training is over 30%"
 grep -q "planned cordon node/$node: schedulable -> unschedulable (remediation: .*79" "$tmp/dry.out" ||
   fail "no planned cordon of $node: $(cat "$tmp/dry.out" "$tmp/dry.err")"
-[ "$(grep -c "planned evict pod/serving/" "$tmp/dry.out")" = 2 ] ||
+[ "$(grep -c "planned drain pod/serving/" "$tmp/dry.out")" = 2 ] ||
   fail "expected 2 planned evictions: $(cat "$tmp/dry.out")"
 [ "$(grep -c "planned cordon" "$tmp/dry.out")" = 1 ] || fail "cordon planned for another node too"
-if grep -v "$node" "$tmp/dry.out" | grep -E -q "planned (cordon|evict)"; then
+if grep -v "$node" "$tmp/dry.out" | grep -E -q "planned (cordon|drain|evict)"; then
   fail "plan touches another node"
 fi
 [ -z "$(k get node "$node" -o jsonpath='{.spec.unschedulable}')" ] || fail "the dry run cordoned"
@@ -57,7 +57,7 @@ fi
 import json, sys
 rows = json.load(sys.stdin)
 assert {r['mode'] for r in rows} == {'planned'}, rows
-assert [r['action'] for r in rows].count('evict') == 2, rows
+assert [r['action'] for r in rows].count('drain') == 2, rows
 events = sorted(r['after'] for r in rows if r['action'] == 'event')
 # The tenant alert, and the stack check seeing the XID'd GPU leave allocatable.
 assert events == ['Warning GPUStackGpusUnallocatable', 'Warning TenantOverThreshold'], events" ||
@@ -69,9 +69,9 @@ assert events == ['Warning GPUStackGpusUnallocatable', 'Warning TenantOverThresh
   fail "operate --apply: $(cat "$tmp/apply1.err")"
 grep -q "applied cordon node/$node" "$tmp/apply1.out" || fail "no applied cordon: $(cat "$tmp/apply1.out")"
 [ "$(k get node "$node" -o jsonpath='{.spec.unschedulable}')" = true ] || fail "node not cordoned"
-[ "$(grep -c "applied evict pod/serving/" "$tmp/apply1.out")" = 1 ] ||
+[ "$(grep -c "applied drain pod/serving/" "$tmp/apply1.out")" = 1 ] ||
   fail "expected one eviction allowed: $(cat "$tmp/apply1.out")"
-grep -q "failed evict pod/serving/.*429" "$tmp/apply1.out" ||
+grep -q "failed drain pod/serving/.*429" "$tmp/apply1.out" ||
   fail "the budget's 429 is not recorded: $(cat "$tmp/apply1.out")"
 
 # The first replica's replacement starts elsewhere (90 s startup = 1.5 s here); then a new pass
@@ -84,7 +84,7 @@ drained() {
     [ "$(rows get pods -n serving --field-selector spec.nodeName="$node")" = 0 ]
 }
 wait_until 60 "a later pass evicts the second replica" drained
-grep -q "applied evict pod/serving/" "$tmp/apply2.out" || fail "second eviction: $(cat "$tmp/apply2.out")"
+grep -q "applied drain pod/serving/" "$tmp/apply2.out" || fail "second eviction: $(cat "$tmp/apply2.out")"
 wait_until 30 "the service runs two replicas again" service_back
 [ "$(rows get pods -n serving --field-selector spec.nodeName="$node")" = 0 ] ||
   fail "a replica came back to the cordoned node"
@@ -92,8 +92,8 @@ wait_until 30 "the service runs two replicas again" service_back
 # --- The audit log holds every write ----------------------------------------------------------
 "$bin" operate log --audit "$tmp/audit.db" >"$tmp/log.txt" || fail "operate log"
 grep -q "applied cordon node/$node" "$tmp/log.txt" || fail "audit: cordon"
-[ "$(grep -c "applied evict pod/serving/" "$tmp/log.txt")" = 2 ] || fail "audit: evictions $(cat "$tmp/log.txt")"
-grep -q "failed evict" "$tmp/log.txt" || fail "audit: the 429"
+[ "$(grep -c "applied drain pod/serving/" "$tmp/log.txt")" = 2 ] || fail "audit: evictions $(cat "$tmp/log.txt")"
+grep -q "failed drain" "$tmp/log.txt" || fail "audit: the 429"
 "$bin" operate log --audit "$tmp/audit.db" --json | /usr/bin/python3 -c "
 import json, sys
 rows = json.load(sys.stdin)

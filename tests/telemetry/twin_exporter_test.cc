@@ -7,6 +7,7 @@
 
 #include "telemetry/exposition.h"
 #include "telemetry/gpu_record.h"
+#include "twin/pod_names.h"
 #include "twin/scenario.h"
 #include "twin/twin.h"
 
@@ -86,9 +87,14 @@ TEST(TwinExporterTest, StartingPodsHoldGpusButDoNothing) {
   TwinExporter e(t->cluster());
   e.Update(*t);
   auto pods = ByPod(e);
-  ASSERT_EQ(pods["ft-000000-0"].size(), 8u);
-  ASSERT_EQ(pods["ft-000000-1"].size(), 8u);
-  for (const char* pod : {"ft-000000-0", "ft-000000-1"}) {
+  // The pod label is the name the Kubernetes front serves: Job pods <job>-<set>-<ordinal>-<id>.
+  const twin::WorkloadRun& run = *t->FindRun("ft-000000");
+  const std::string pod0 = twin::PodName(run, 0), pod1 = twin::PodName(run, 1);
+  EXPECT_EQ(pod0.rfind("ft-000000-worker-0-", 0), 0u) << pod0;
+  EXPECT_EQ(pod1.rfind("ft-000000-worker-1-", 0), 0u) << pod1;
+  ASSERT_EQ(pods[pod0].size(), 8u);
+  ASSERT_EQ(pods[pod1].size(), 8u);
+  for (const std::string& pod : {pod0, pod1}) {
     for (const GpuRecord* r : pods[pod]) {
       EXPECT_EQ(r->id.namespace_name, "ml-ns");
       EXPECT_EQ(r->id.container, "worker");
@@ -120,8 +126,10 @@ TEST(TwinExporterTest, OverRequestDrivesOnlyAQuarterAndZombiesHoldMemory) {
     ASSERT_EQ(t->FindRun("ft-000000")->pods[0].pod_id, 0);  // The pod id the draws used.
     e.Update(*t);
     auto pods = ByPod(e);
-    ASSERT_EQ(pods["ft-000000-0"].size(), 8u);
-    ASSERT_EQ(pods["nb-000000-0"].size(), 2u);
+    const std::string ft = twin::PodName(*t->FindRun("ft-000000"), 0);
+    const std::string nb = "nb-000000-0";  // A notebook's StatefulSet pod: <notebook>-<ordinal>.
+    ASSERT_EQ(pods[ft].size(), 8u);
+    ASSERT_EQ(pods[nb].size(), 2u);
     ASSERT_EQ(pods[""].size(), 6u);
     const bool stall = at == stalled;
     SCOPED_TRACE(stall ? "stalled" : "computing");
@@ -132,7 +140,7 @@ TEST(TwinExporterTest, OverRequestDrivesOnlyAQuarterAndZombiesHoldMemory) {
     //   0.7 x 0.5 + 0.05 = 0.64, power 70 + 630 x 0.64 = 473.2 W, temp round(58.8) = 59.
     // Stalled: util 0, SM 0, memory kept: activity 0.05, power 101.5 W, temp round(32.25) = 32.
     int driven = 0;
-    for (const GpuRecord* r : pods["ft-000000-0"]) {
+    for (const GpuRecord* r : pods[ft]) {
       if (r->id.gpu < 2) {
         ++driven;
         EXPECT_EQ(V(*r, DcgmField::kGpuUtil), stall ? 0 : 80);
@@ -158,7 +166,7 @@ TEST(TwinExporterTest, OverRequestDrivesOnlyAQuarterAndZombiesHoldMemory) {
     EXPECT_EQ(driven, 2);
     // Zombie notebook: util 2%, SM 0, memory still held: FB round(0.5 x 79895) = 39948,
     // activity 0.3 x 0.02 + 0.05 = 0.056, power 70 + 630 x 0.056 = 105.28, temp round(32.52) = 33.
-    for (const GpuRecord* r : pods["nb-000000-0"]) {
+    for (const GpuRecord* r : pods[nb]) {
       EXPECT_EQ(r->id.container, "main");
       EXPECT_EQ(V(*r, DcgmField::kGpuUtil), 2);
       EXPECT_EQ(V(*r, DcgmField::kSmActive), 0);

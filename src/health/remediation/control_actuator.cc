@@ -45,6 +45,7 @@ Status ControlActuator::Evict(std::string_view node, const NodeWorkload& workloa
                               SimDuration grace) {
   if (!control_.Node(node)) return Status::NotFound(fmt::format("no node '{}'", node));
   const std::string reason = ReasonFor(node, fmt::format("drain {}", node));
+  control::IntentScope drain(control_, "drain");
   for (const control::PodInfo& p : control_.PodsOnNode(node)) {
     if (p.workload != workload.id) continue;
     Status s = control_.Evict(p.ref, grace, reason);
