@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <functional>
+#include <map>
 #include <optional>
 
 namespace steward::server {
@@ -141,6 +142,22 @@ void RenderSchedulerMetrics(const twin::SchedulerReport& s, Writer& w) {
   }
 }
 
+// GPU stack findings: a count per check (every check listed, 0 when clean, so a rule can tell
+// "no findings" from "not checked"), and one series per finding naming its node and severity.
+void RenderStackFindings(const std::vector<health::StackFinding>& findings, Writer& w) {
+  std::map<std::string, int> count;  // By check.
+  for (const health::StackCheck& c : health::StackChecks()) count[std::string(c.name)] = 0;
+  for (const health::StackFinding& f : findings) ++count[f.check];
+  w.Family("steward_stack_findings", "gauge",
+           "GPU stack findings (health/stack_health.h) by check, 0 when clean");
+  for (const auto& [check, n] : count) w.Sample("steward_stack_findings", L("check", check), n);
+  w.Family("steward_stack_finding", "gauge",
+           "1 per GPU stack finding, naming its node, check and severity (critical, warning)");
+  for (const health::StackFinding& f : findings)
+    w.Sample("steward_stack_finding",
+             L("node", f.node) + "," + L("check", f.check) + "," + L("severity", f.severity), 1);
+}
+
 }  // namespace
 
 std::string RenderMetrics(const Snapshot& s) {
@@ -208,6 +225,25 @@ std::string RenderMetrics(const Snapshot& s) {
   w.Family("steward_queue_pending_gpus", "gauge", "GPUs wanted by each team's pending workloads");
   for (const QueueView& q : s.queues)
     w.Sample("steward_queue_pending_gpus", L("team", q.team), q.pending_gpus);
+  w.Family("steward_queue_info", "gauge",
+           "1 per team, naming its ClusterQueue (\"\" under the fifo-quota admitter): joins team "
+           "series with the per-ClusterQueue ones");
+  for (const QueueView& q : s.queues)
+    w.Sample("steward_queue_info", L("team", q.team) + "," + L("cluster_queue", q.cluster_queue),
+             1);
+  w.Family("steward_tenant_share_threshold", "gauge",
+           "Share of all GPUs above which one team raises a tenant alert "
+           "(policies.alert_tenant_share)");
+  w.Sample("steward_tenant_share_threshold", o.tenant_share_threshold);
+  w.Family("steward_waste_gpus", "gauge",
+           "GPUs wasted right now by cause (docs/diagnose.md): held without computing, per team "
+           "(zombie, over_request, dataloader_stall, startup), or free while work waits, for the "
+           "cluster (fragmentation, queueing; no team label)");
+  for (const QueueView& q : s.queues)
+    for (const auto& [cause, gpus] : q.waste_gpus)
+      w.Sample("steward_waste_gpus", L("team", q.team) + "," + L("cause", cause), gpus);
+  w.Sample("steward_waste_gpus", L("cause", "fragmentation"), o.waste_fragmentation_gpus);
+  w.Sample("steward_waste_gpus", L("cause", "queueing"), o.waste_queueing_gpus);
   w.Family("steward_team_gpu_hours_total", "counter",
            "GPU-hours by team since the start: allocated, busy (GPU_UTIL) and SM-active");
   for (const QueueView& q : s.queues) {
@@ -242,6 +278,7 @@ std::string RenderMetrics(const Snapshot& s) {
     w.Family("steward_remediation_tickets_total", "counter", "Repair tickets filed");
     w.Sample("steward_remediation_tickets_total", o.tickets);
   }
+  if (s.stack_findings) RenderStackFindings(*s.stack_findings, w);
   w.Family("steward_sim_time_seconds", "gauge",
            "Simulated seconds since the start of the scenario");
   w.Sample("steward_sim_time_seconds", o.sim_seconds);

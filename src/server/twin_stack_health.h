@@ -1,0 +1,20 @@
+// The GPU stack checks (health/stack_health.h) over a running twin: its nodes as `kubectl get
+// nodes -o json` would show them (twin/node_list_export.h), so /metrics reports exactly what
+// `steward health nodes` would find on that node list.
+//
+// Usage: auto findings = TwinStackFindings(twin);  // on the twin's thread
+// Cost: O(nodes x labels) plus one JSON round trip (a few ms at 1,280 nodes); LiveTwin runs it
+// at the dcgm-exporter cadence, not at every publish. Reads the twin only; not thread-safe
+// against a twin that is advancing.
+#pragma once
+
+#include <vector>
+
+#include "health/stack_health.h"
+#include "twin/twin.h"
+
+namespace steward::server {
+
+std::vector<health::StackFinding> TwinStackFindings(const twin::Twin& twin);
+
+}  // namespace steward::server
