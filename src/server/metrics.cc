@@ -174,6 +174,14 @@ std::string RenderMetrics(const Snapshot& s) {
   w.Family("steward_gpus_allocated", "gauge",
            "GPUs allocated to pods (in use plus faulty ones still held)");
   w.Sample("steward_gpus_allocated", o.gpus_allocated);
+  w.Family("steward_node_info", "gauge",
+           "1 per node, naming its pool, rack and GPU model: node is dcgm-exporter's Hostname, "
+           "so DCGM series join on it (filters by pool or rack)");
+  for (const NodeView& n : s.nodes)
+    w.Sample("steward_node_info",
+             L("node", n.name) + "," + L("pool", n.pool) + "," +
+                 L("rack", fmt::format("rack-{}", n.rack)) + "," + L("gpu_model", n.gpu_model),
+             1);
   w.Family("steward_nodes", "gauge", "Nodes by condition (total, cordoned, faulty)");
   w.Sample("steward_nodes", L("state", "total"), o.nodes_total);
   w.Sample("steward_nodes", L("state", "cordoned"), o.nodes_cordoned);

@@ -204,6 +204,12 @@ TEST(MetricsTest, WasteByCauseFromTheTwinsRates) {
   // The fifo-quota admitter has no ClusterQueues: the info series names none.
   EXPECT_EQ(Value(s, "steward_queue_info", {{"team", "a"}, {"cluster_queue", ""}}), 1);
   EXPECT_EQ(Value(s, "steward_tenant_share_threshold"), 0.5);  // The scenario default.
+  // One info series per node, named as dcgm-exporter's Hostname.
+  for (const NodeView& n : live->snapshot()->nodes)
+    EXPECT_EQ(Value(s, "steward_node_info",
+                    {{"node", n.name}, {"pool", "p"}, {"rack", "rack-0"}, {"gpu_model", "H100"}}),
+              1)
+        << n.name;
 }
 
 // A job waiting for quota while all 8 GPUs are free: its 2 GPUs are queueing waste; the team
