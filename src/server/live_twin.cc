@@ -169,12 +169,16 @@ void LiveTwin::Publish() {
   }
   snap->dcgm_records = dcgm_records_;
   snap->dcgm_sim_hours = dcgm_time_.is_never() ? 0 : dcgm_time_.ToHours();
-  // Stack checks rebuild the node list (a few ms at 10^4 GPUs): also at a simulated cadence.
+  // Stack checks rebuild the node list (tens of ms at 10^4 GPUs): at a simulated cadence, and
+  // only when something they read on the nodes changed.
   if (options_.stack_health_interval_seconds > 0 &&
       (stack_time_.is_never() ||
        now - stack_time_ >= SecondsF(options_.stack_health_interval_seconds))) {
-    stack_findings_ =
-        std::make_shared<const std::vector<health::StackFinding>>(TwinStackFindings(*twin_));
+    const uint64_t fingerprint = StackInputsFingerprint(*twin_);
+    if (!stack_findings_ || fingerprint != stack_fingerprint_)
+      stack_findings_ =
+          std::make_shared<const std::vector<health::StackFinding>>(TwinStackFindings(*twin_));
+    stack_fingerprint_ = fingerprint;
     stack_time_ = now;
   }
   snap->stack_findings = stack_findings_;

@@ -117,6 +117,7 @@ class LiveTwin {
   SimTime dcgm_time_ = SimTime::Never();
   std::shared_ptr<const std::vector<health::StackFinding>> stack_findings_;
   SimTime stack_time_ = SimTime::Never();
+  uint64_t stack_fingerprint_ = 0;
 
   mutable std::mutex snapshot_mu_;
   std::shared_ptr<const Snapshot> snapshot_;  // Guarded by snapshot_mu_.
