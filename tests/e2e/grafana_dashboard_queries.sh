@@ -71,6 +71,18 @@ def panels(ps):
         yield p
         yield from panels(p.get("panels", []))
 
+# The shape Grafana imports: a recent schema, the data source as the ${datasource} variable on
+# every panel and target (so the dashboard works with any Prometheus), unique panel ids.
+assert dash.get("schemaVersion", 0) >= 36, dash.get("schemaVersion")
+assert any(v["type"] == "datasource" and v["name"] == "datasource"
+           for v in dash["templating"]["list"]), "no datasource variable"
+ids = [p["id"] for p in panels(dash["panels"])]
+assert len(ids) == len(set(ids)), "duplicate panel ids"
+for p in panels(dash["panels"]):
+    if p["type"] == "row": continue
+    for o in [p] + p.get("targets", []):
+        assert o.get("datasource", {}).get("uid") == "${datasource}", (p["title"], o.get("datasource"))
+    assert p.get("targets") and p.get("gridPos"), p["title"]
 targets = [(p["title"], t["refId"], t["expr"]) for p in panels(dash["panels"])
            for t in p.get("targets", []) if "expr" in t]
 variables = {v["name"]: v for v in dash["templating"]["list"] if v["type"] == "query"}
