@@ -6,6 +6,8 @@
 #include <map>
 #include <optional>
 
+#include "health/stack_health_metrics.h"
+
 namespace steward::server {
 namespace {
 
@@ -38,6 +40,8 @@ class Writer {
   void Sample(std::string_view name, const std::string& labels, double value) {
     out_ += fmt::format("{}{{{}}} {}\n", name, labels, Number(value));
   }
+  // Whole families rendered elsewhere.
+  void Append(std::string_view text) { out_ += text; }
   std::string Take() { return std::move(out_); }
 
  private:
@@ -140,22 +144,6 @@ void RenderSchedulerMetrics(const twin::SchedulerReport& s, Writer& w) {
                  *v);
       }
   }
-}
-
-// GPU stack findings: a count per check (every check listed, 0 when clean, so a rule can tell
-// "no findings" from "not checked"), and one series per finding naming its node and severity.
-void RenderStackFindings(const std::vector<health::StackFinding>& findings, Writer& w) {
-  std::map<std::string, int> count;  // By check.
-  for (const health::StackCheck& c : health::StackChecks()) count[std::string(c.name)] = 0;
-  for (const health::StackFinding& f : findings) ++count[f.check];
-  w.Family("steward_stack_findings", "gauge",
-           "GPU stack findings (health/stack_health.h) by check, 0 when clean");
-  for (const auto& [check, n] : count) w.Sample("steward_stack_findings", L("check", check), n);
-  w.Family("steward_stack_finding", "gauge",
-           "1 per GPU stack finding, naming its node, check and severity (critical, warning)");
-  for (const health::StackFinding& f : findings)
-    w.Sample("steward_stack_finding",
-             L("node", f.node) + "," + L("check", f.check) + "," + L("severity", f.severity), 1);
 }
 
 }  // namespace
@@ -286,7 +274,7 @@ std::string RenderMetrics(const Snapshot& s) {
     w.Family("steward_remediation_tickets_total", "counter", "Repair tickets filed");
     w.Sample("steward_remediation_tickets_total", o.tickets);
   }
-  if (s.stack_findings) RenderStackFindings(*s.stack_findings, w);
+  if (s.stack_findings) w.Append(health::StackFindingsExposition(*s.stack_findings));
   w.Family("steward_sim_time_seconds", "gauge",
            "Simulated seconds since the start of the scenario");
   w.Sample("steward_sim_time_seconds", o.sim_seconds);
