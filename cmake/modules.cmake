@@ -73,7 +73,8 @@ steward_module(cost DEPS store model)
 steward_module(diagnose DEPS health telemetry twin cost model)
 # /allocation is served with Debian's cpp-httplib (steward_httplib in CMakeLists.txt).
 target_link_libraries(steward_cost PUBLIC steward_httplib)
-steward_module(server DEPS http twin telemetry health model)
+# Waste causes on /metrics use cost's one vocabulary (cost/waste_cause.h).
+steward_module(server DEPS http twin telemetry health cost model)
 # The twin as a Kubernetes API server (steward serve --kube-port): the mirror from twin state
 # to objects, the backend that applies API writes to the twin, the listener.
 steward_module(kubefront DEPS server kube health twin govern model)

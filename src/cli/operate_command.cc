@@ -259,6 +259,7 @@ int RunOperate(const OperateFlags& f) {
       exit_code = 1;
     }
     if (health) health->RecordPass((*op)->stats(), s.ok());
+    if (health && (*op)->stack_checked()) health->SetStackFindings((*op)->current_stack_findings());
     if (f.once) break;
     for (double waited = 0; waited < f.interval && !g_stop; waited += 0.1)
       std::this_thread::sleep_for(std::chrono::milliseconds(100));

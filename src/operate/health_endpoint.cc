@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "health/stack_health_metrics.h"
+
 namespace steward::operate {
 
 HealthEndpoint::HealthEndpoint(HealthEndpointOptions options) : options_(std::move(options)) {}
@@ -56,6 +58,11 @@ void HealthEndpoint::RecordAction(const store::AuditRow& row) {
     ++failed_;
 }
 
+void HealthEndpoint::SetStackFindings(std::vector<health::StackFinding> findings) {
+  std::lock_guard lock(stack_mu_);
+  stack_findings_ = std::move(findings);
+}
+
 void HealthEndpoint::RecordPass(const Operator::Stats& stats, bool ok) {
   passes_ = stats.passes;
   errors_ = stats.errors;
@@ -103,6 +110,10 @@ std::string HealthEndpoint::Metrics() const {
   metric("steward_operate_is_leader", "gauge",
          "1 while this replica may write (holds the leader Lease, or runs without election).");
   out += fmt::format("steward_operate_is_leader {}\n", leader ? 1 : 0);
+  {
+    std::lock_guard lock(stack_mu_);
+    if (stack_findings_) out += health::StackFindingsExposition(*stack_findings_);
+  }
   return out;
 }
 

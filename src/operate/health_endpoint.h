@@ -5,7 +5,8 @@
 //             (a wedged loop: the kubelet restarts the container);
 //   /readyz   200 once the cluster cache has synced (SetReady), 503 before;
 //   /metrics  Prometheus text: passes, failed passes, errors, XIDs, actions recorded by mode
-//             (planned, server-dry-run, applied, failed), readiness and leadership.
+//             (planned, server-dry-run, applied, failed), readiness and leadership, and the
+//             GPU stack findings of the latest pass.
 //
 //   HealthEndpoint health({.listen = "0.0.0.0", .port = 8080});
 //   Result<int> port = health.Start();
@@ -26,8 +27,11 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
+#include <vector>
 
+#include "health/stack_health.h"
 #include "http/message.h"
 #include "http/server.h"
 #include "model/status.h"
@@ -68,6 +72,10 @@ class HealthEndpoint {
   void RecordAction(const store::AuditRow& row);
   // A pass has finished (`ok`: RunPass returned OK); `stats` are the operator's totals.
   void RecordPass(const Operator::Stats& stats, bool ok);
+  // The GPU stack findings of the latest pass (Operator::current_stack_findings), served as
+  // steward_stack_findings / steward_stack_finding (health/stack_health_metrics.h); absent
+  // from /metrics until the first call.
+  void SetStackFindings(std::vector<health::StackFinding> findings);
 
   // Serves one request (what the server calls; tests call it directly).
   http::Reply Handle(const http::Request& request) const;
@@ -83,6 +91,8 @@ class HealthEndpoint {
   std::atomic<int64_t> progress_at_{0};  // steady_clock ticks of SetReady or the last pass.
   std::atomic<int64_t> passes_{0}, failed_passes_{0}, errors_{0}, xids_{0};
   std::atomic<int64_t> planned_{0}, server_dry_run_{0}, applied_{0}, failed_{0};
+  mutable std::mutex stack_mu_;
+  std::optional<std::vector<health::StackFinding>> stack_findings_;  // Guarded by stack_mu_.
   mutable std::mutex leader_mu_;
   std::function<bool()> is_leader_;  // Guarded by leader_mu_.
 };

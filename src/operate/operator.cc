@@ -231,6 +231,8 @@ void Operator::CheckStack() {
                           fmt::format("{} ({}); fix: {}", f.message, f.severity, f.hint)));
   }
   stack_findings_ = std::move(now_found);  // A finding that clears may be raised again.
+  current_stack_findings_ = std::move(findings);
+  stack_checked_ = true;
 }
 
 void Operator::CheckTenants(SimTime now) {

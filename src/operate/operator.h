@@ -98,6 +98,12 @@ class Operator {
     int64_t errors = 0;
   };
   const Stats& stats() const { return stats_; }
+  // The GPU stack findings of the latest check (empty before the first, or with stack_health
+  // off: see stack_checked()).
+  const std::vector<health::StackFinding>& current_stack_findings() const {
+    return current_stack_findings_;
+  }
+  bool stack_checked() const { return stack_checked_; }
   const health::RemediationController& remediation() const { return *remediation_; }
   const control::GatedControl& gate() const { return *gate_; }
   // The first error a pass met (signals or actions), for the CLI.
@@ -128,6 +134,8 @@ class Operator {
   std::map<std::string, std::set<std::string>> conditions_;         // node -> fault conditions.
   std::set<std::pair<std::string, std::string>> seen_annotations_;  // (node, key=value).
   std::set<std::pair<std::string, std::string>> stack_findings_;    // (node, check) raised.
+  std::vector<health::StackFinding> current_stack_findings_;
+  bool stack_checked_ = false;
   control::TenantShareAlert tenant_alert_{0.5};
   std::map<std::string, size_t> tenant_index_;
   bool paused_ = false;  // The pause switch as read at the start of this pass.

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "server/twin_stack_health.h"
+
 namespace steward::server {
 
 LiveTwin::LiveTwin(std::unique_ptr<twin::Twin> twin, LiveTwinOptions options)
@@ -167,6 +169,19 @@ void LiveTwin::Publish() {
   }
   snap->dcgm_records = dcgm_records_;
   snap->dcgm_sim_hours = dcgm_time_.is_never() ? 0 : dcgm_time_.ToHours();
+  // Stack checks rebuild the node list (tens of ms at 10^4 GPUs): at a simulated cadence, and
+  // only when something they read on the nodes changed.
+  if (options_.stack_health_interval_seconds > 0 &&
+      (stack_time_.is_never() ||
+       now - stack_time_ >= SecondsF(options_.stack_health_interval_seconds))) {
+    const uint64_t fingerprint = StackInputsFingerprint(*twin_);
+    if (!stack_findings_ || fingerprint != stack_fingerprint_)
+      stack_findings_ =
+          std::make_shared<const std::vector<health::StackFinding>>(TwinStackFindings(*twin_));
+    stack_fingerprint_ = fingerprint;
+    stack_time_ = now;
+  }
+  snap->stack_findings = stack_findings_;
 
   const double hours = now.ToHours();
   if (last_series_hours_ < 0 ||

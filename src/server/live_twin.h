@@ -47,6 +47,9 @@ struct LiveTwinOptions {
   // The twin's dcgm-exporter series (GET /metrics/dcgm) are refreshed when at least this much
   // simulated time has passed (dcgm-exporter collects every 30 s by default); <= 0 = off.
   double dcgm_interval_seconds = 30;
+  // The GPU stack checks over the twin's nodes (Snapshot::stack_findings) run when at least
+  // this much simulated time has passed; <= 0 = off.
+  double stack_health_interval_seconds = 60;
 };
 
 class LiveTwin {
@@ -112,6 +115,9 @@ class LiveTwin {
   std::vector<std::function<void(const twin::Twin&)>> observers_;
   std::shared_ptr<const std::vector<telemetry::GpuRecord>> dcgm_records_;
   SimTime dcgm_time_ = SimTime::Never();
+  std::shared_ptr<const std::vector<health::StackFinding>> stack_findings_;
+  SimTime stack_time_ = SimTime::Never();
+  uint64_t stack_fingerprint_ = 0;
 
   mutable std::mutex snapshot_mu_;
   std::shared_ptr<const Snapshot> snapshot_;  // Guarded by snapshot_mu_.

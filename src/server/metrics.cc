@@ -3,7 +3,10 @@
 #include <fmt/format.h>
 
 #include <functional>
+#include <map>
 #include <optional>
+
+#include "health/stack_health_metrics.h"
 
 namespace steward::server {
 namespace {
@@ -37,6 +40,8 @@ class Writer {
   void Sample(std::string_view name, const std::string& labels, double value) {
     out_ += fmt::format("{}{{{}}} {}\n", name, labels, Number(value));
   }
+  // Whole families rendered elsewhere.
+  void Append(std::string_view text) { out_ += text; }
   std::string Take() { return std::move(out_); }
 
  private:
@@ -157,6 +162,14 @@ std::string RenderMetrics(const Snapshot& s) {
   w.Family("steward_gpus_allocated", "gauge",
            "GPUs allocated to pods (in use plus faulty ones still held)");
   w.Sample("steward_gpus_allocated", o.gpus_allocated);
+  w.Family("steward_node_info", "gauge",
+           "1 per node, naming its pool, rack and GPU model: node is dcgm-exporter's Hostname, "
+           "so DCGM series join on it (filters by pool or rack)");
+  for (const NodeView& n : s.nodes)
+    w.Sample("steward_node_info",
+             L("node", n.name) + "," + L("pool", n.pool) + "," +
+                 L("rack", fmt::format("rack-{}", n.rack)) + "," + L("gpu_model", n.gpu_model),
+             1);
   w.Family("steward_nodes", "gauge", "Nodes by condition (total, cordoned, faulty)");
   w.Sample("steward_nodes", L("state", "total"), o.nodes_total);
   w.Sample("steward_nodes", L("state", "cordoned"), o.nodes_cordoned);
@@ -208,6 +221,25 @@ std::string RenderMetrics(const Snapshot& s) {
   w.Family("steward_queue_pending_gpus", "gauge", "GPUs wanted by each team's pending workloads");
   for (const QueueView& q : s.queues)
     w.Sample("steward_queue_pending_gpus", L("team", q.team), q.pending_gpus);
+  w.Family("steward_queue_info", "gauge",
+           "1 per team, naming its ClusterQueue (\"\" under the fifo-quota admitter): joins team "
+           "series with the per-ClusterQueue ones");
+  for (const QueueView& q : s.queues)
+    w.Sample("steward_queue_info", L("team", q.team) + "," + L("cluster_queue", q.cluster_queue),
+             1);
+  w.Family("steward_tenant_share_threshold", "gauge",
+           "Share of all GPUs above which one team raises a tenant alert "
+           "(policies.alert_tenant_share)");
+  w.Sample("steward_tenant_share_threshold", o.tenant_share_threshold);
+  w.Family("steward_waste_gpus", "gauge",
+           "GPUs wasted right now by cause (docs/diagnose.md): held without computing, per team "
+           "(zombie, over_request, dataloader_stall, startup), or free while work waits, for the "
+           "cluster (fragmentation, queueing; no team label)");
+  for (const QueueView& q : s.queues)
+    for (const auto& [cause, gpus] : q.waste_gpus)
+      w.Sample("steward_waste_gpus", L("team", q.team) + "," + L("cause", cause), gpus);
+  w.Sample("steward_waste_gpus", L("cause", "fragmentation"), o.waste_fragmentation_gpus);
+  w.Sample("steward_waste_gpus", L("cause", "queueing"), o.waste_queueing_gpus);
   w.Family("steward_team_gpu_hours_total", "counter",
            "GPU-hours by team since the start: allocated, busy (GPU_UTIL) and SM-active");
   for (const QueueView& q : s.queues) {
@@ -242,6 +274,7 @@ std::string RenderMetrics(const Snapshot& s) {
     w.Family("steward_remediation_tickets_total", "counter", "Repair tickets filed");
     w.Sample("steward_remediation_tickets_total", o.tickets);
   }
+  if (s.stack_findings) w.Append(health::StackFindingsExposition(*s.stack_findings));
   w.Family("steward_sim_time_seconds", "gauge",
            "Simulated seconds since the start of the scenario");
   w.Sample("steward_sim_time_seconds", o.sim_seconds);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 
+#include "cost/waste_cause.h"
 #include "health/remediation/twin_remediation.h"
 
 namespace steward::server {
@@ -140,6 +141,19 @@ Snapshot BuildSnapshot(const twin::Twin& tw, const SnapshotContext& ctx) {
   }
   for (int i = 0; i < twin::kNumPendingReasons; ++i)
     o.pending_by_reason[ReasonText(static_cast<twin::PendingReason>(i))] = 0;
+  const std::string zombie(cost::WasteCauseName(cost::WasteCause::kZombie));
+  const std::string over_request(cost::WasteCauseName(cost::WasteCause::kOverRequest));
+  const std::string stall(cost::WasteCauseName(cost::WasteCause::kDataloaderStall));
+  const std::string startup(cost::WasteCauseName(cost::WasteCause::kStartup));
+  for (QueueView& q : snap.queues)
+    for (const std::string* cause : {&zombie, &over_request, &stall, &startup})
+      q.waste_gpus[*cause] = 0;
+  // GPUs still wanted by pending work that does not fit for fragmentation, and by work that
+  // waits for quota or its turn in the queue (the cluster waste causes).
+  const std::string no_fit = ReasonText(twin::PendingReason::kFragmentation);
+  const std::string quota = ReasonText(twin::PendingReason::kQuotaExhausted);
+  const std::string queued = ReasonText(twin::PendingReason::kWaitingInQueue);
+  int no_fit_gpus = 0, queued_gpus = 0;
   for (const twin::WorkloadRun& run : tw.runs()) {
     if (run.state == twin::RunState::kDone) {
       ++o.workloads_completed;
@@ -171,6 +185,10 @@ Snapshot BuildSnapshot(const twin::Twin& tw, const SnapshotContext& ctx) {
       snap.team_model_allocated[w.team][cluster.node(p.node).model] += g;
     }
     q.used_gpus += v.gpus_allocated;
+    q.waste_gpus[zombie] += run.rate.zombie;
+    q.waste_gpus[over_request] += run.rate.over_request;
+    q.waste_gpus[stall] += run.rate.data_stall;
+    q.waste_gpus[startup] += run.rate.startup;
     switch (run.state) {
       case twin::RunState::kPending: {
         v.reason = ReasonText(run.reason);
@@ -181,6 +199,9 @@ Snapshot BuildSnapshot(const twin::Twin& tw, const SnapshotContext& ctx) {
         q.pending_gpus += v.gpus_requested - v.gpus_allocated;
         ++o.pending_by_reason[v.reason];
         ++q.pending_by_reason[v.reason];
+        if (v.reason == no_fit) no_fit_gpus += v.gpus_requested - v.gpus_allocated;
+        if (v.reason == quota || v.reason == queued)
+          queued_gpus += v.gpus_requested - v.gpus_allocated;
         break;
       }
       case twin::RunState::kStarting:
@@ -197,6 +218,8 @@ Snapshot BuildSnapshot(const twin::Twin& tw, const SnapshotContext& ctx) {
     snap.workloads.push_back(std::move(v));
   }
   for (NodeView& nv : snap.nodes) std::sort(nv.workloads.begin(), nv.workloads.end());
+  o.waste_fragmentation_gpus = std::min(o.gpus_idle, no_fit_gpus);
+  o.waste_queueing_gpus = std::min(o.gpus_idle - o.waste_fragmentation_gpus, queued_gpus);
 
   // Usage and cost by team, from the twin's exact integrals.
   snap.scheduler = tw.Scheduler();
@@ -303,6 +326,7 @@ Snapshot BuildSnapshot(const twin::Twin& tw, const SnapshotContext& ctx) {
   o.stranded_free_gpus = state.stranded_free_gpus();
   o.whole_free_nodes = state.whole_free_nodes();
   o.largest_free_block = state.largest_free_block();
+  o.tenant_share_threshold = scenario.policies.alert_tenant_share;
   o.events = tw.events_processed();
   return snap;
 }

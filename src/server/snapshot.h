@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "health/stack_health.h"
 #include "telemetry/gpu_record.h"
 #include "twin/twin.h"
 
@@ -78,6 +79,10 @@ struct QueueView {
   std::map<std::string, int> pending_by_reason;
   double allocated_gpu_hours = 0, busy_gpu_hours = 0, sm_active_gpu_hours = 0;
   double cost = 0;  // allocated GPU-hours x price (0 without a cost model).
+  // GPU-equivalents the team's pods hold without computing right now, by holder waste cause
+  // (cost::WasteCauseName: zombie, over_request, dataloader_stall, startup), from the twin's
+  // ground-truth rates. Every holder cause has an entry (0 when none).
+  std::map<std::string, double> waste_gpus;
 };
 
 // An open incident of the remediation loop's IncidentGrouper (health/incidents): faults of one
@@ -123,6 +128,12 @@ struct Overview {
          sm_active_utilization_cumulative = 0;
   int stranded_free_gpus = 0, whole_free_nodes = 0, largest_free_block = 0;
   std::map<std::string, int> pending_by_reason;
+  // Free GPUs nobody holds while work waits (the cluster waste causes of docs/diagnose.md, now):
+  // fragmentation = idle GPUs up to what no-fit (fragmentation) pending work still needs;
+  // queueing = the idle GPUs left, up to what quota-blocked or queued work still needs.
+  int waste_fragmentation_gpus = 0, waste_queueing_gpus = 0;
+  // The tenant share alert threshold of the scenario (policies.alert_tenant_share).
+  double tenant_share_threshold = 0;
   int64_t events = 0;
   bool remediation = false;  // A remediation loop runs on the twin.
   // Nodes by remediation state (healthy omitted); incidents open; tickets filed so far.
@@ -147,6 +158,9 @@ struct Snapshot {
   // snapshots until the next exporter refresh. Null when the exporter is off.
   std::shared_ptr<const std::vector<telemetry::GpuRecord>> dcgm_records;
   double dcgm_sim_hours = 0;
+  // GPU stack findings (health/stack_health.h) over the twin's nodes as `kubectl get nodes`
+  // shows them, refreshed at the exporter's cadence like dcgm_records. Null before the first.
+  std::shared_ptr<const std::vector<health::StackFinding>> stack_findings;
 };
 
 // Inputs of BuildSnapshot that the twin does not know.

@@ -10,10 +10,11 @@ FaultInjector::FaultInjector(const FaultSpec& spec, const model::Cluster& cluste
   for (int p = 0; p < processes; ++p) rngs_.emplace_back(MixSeed(seed, 0xfa170 + p));
   for (const XidRateSpec& x : spec.xids) xid_rate_per_gpu_ += x.per_gpu_hour;
   rate_per_hour_.assign(processes, 0);
+  // Rollouts happen with random faults off too (docs/scenario.md); only their extra XIDs stop.
+  batches_.resize(spec.driver_rollouts.size());
   if (!spec.enabled) return;
   rate_per_hour_[kGpuXids] = xid_rate_per_gpu_ * cluster.total_gpus();
   rate_per_hour_[kRackEvents] = spec.rack_events.per_rack_day / 24 * cluster.num_racks();
-  batches_.resize(spec.driver_rollouts.size());
 }
 
 void FaultInjector::SetBatch(int rollout, model::NodeId first, int count) {
@@ -24,7 +25,7 @@ void FaultInjector::SetBatch(int rollout, model::NodeId first, int count) {
   b.gpus = 0;
   for (int i = 0; i < count; ++i) b.gpus += cluster_.node(first + i).gpu_capacity;
   const double extra = spec_.driver_rollouts[rollout].xid_rate_multiplier - 1;
-  rate_per_hour_[kFirstRollout + rollout] = extra * xid_rate_per_gpu_ * b.gpus;
+  if (spec_.enabled) rate_per_hour_[kFirstRollout + rollout] = extra * xid_rate_per_gpu_ * b.gpus;
 }
 
 SimTime FaultInjector::Next(int process, SimTime now) {

@@ -87,7 +87,7 @@ Status Twin::SetUpFaults() {
                       members.size(), ro.first_node, ro.first_node + count));
     // Nodes of a pool are contiguous (BuildCluster), so the batch is a node range.
     injector_->SetBatch(static_cast<int>(i), members[ro.first_node], count);
-    if (spec.enabled && ro.at_hours * 3600 <= (horizon_ - kSimStart).ToSeconds())
+    if (ro.at_hours * 3600 <= (horizon_ - kSimStart).ToSeconds())
       events_queue_.Push(kSimStart + SecondsF(ro.at_hours * 3600), EventKind::kRollout,
                          static_cast<int32_t>(i));
   }

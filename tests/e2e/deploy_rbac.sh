@@ -96,6 +96,8 @@ planned() {
 }
 wait_until 60 "plan mode is ready and has planned (/readyz, /metrics)" planned
 grep -q '^steward_operate_is_leader 1' "$tmp/metrics.txt" || fail "is_leader: $(cat "$tmp/metrics.txt")"
+grep -q '^steward_stack_findings{check="device-plugin-down"} [0-9]' "$tmp/metrics.txt" ||
+  fail "no stack findings on operate's /metrics: $(cat "$tmp/metrics.txt")"
 curl -sf "http://127.0.0.1:$hport/healthz" >/dev/null || fail "/healthz"
 kill -TERM "$plan_pid"
 wait "$plan_pid" || fail "plan mode exited non-zero: $(cat "$tmp/plan.err")"

@@ -99,6 +99,28 @@ TEST(HealthEndpoint, MetricsCountPassesActionsByModeAndLeadership) {
   EXPECT_EQ(Sample(h.Handle(Get("/metrics")).body, "steward_operate_is_leader"), "1");
 }
 
+// The stack findings of the latest pass, in the shape the StewardGPUStackFinding rule reads;
+// absent until the operator has checked once, and replaced (not accumulated) by each pass.
+TEST(HealthEndpoint, MetricsCarryTheLatestStackFindings) {
+  HealthEndpoint h({});
+  EXPECT_EQ(Sample(h.Handle(Get("/metrics")).body,
+                   "steward_stack_findings{check=\"device-plugin-down\"}"),
+            "absent");
+  h.SetStackFindings({{"gpu-7", "device-plugin-down", "critical", "no GPUs", "restart it"},
+                      {"gpu-8", "device-plugin-down", "critical", "no GPUs", "restart it"}});
+  std::string body = h.Handle(Get("/metrics")).body;
+  EXPECT_EQ(Sample(body, "steward_stack_findings{check=\"device-plugin-down\"}"), "2");
+  EXPECT_EQ(Sample(body, "steward_stack_findings{check=\"driver-version-drift\"}"), "0");
+  EXPECT_EQ(Sample(body,
+                   "steward_stack_finding{node=\"gpu-7\",check=\"device-plugin-down\","
+                   "severity=\"critical\"}"),
+            "1");
+  h.SetStackFindings({});
+  body = h.Handle(Get("/metrics")).body;
+  EXPECT_EQ(Sample(body, "steward_stack_findings{check=\"device-plugin-down\"}"), "0");
+  EXPECT_EQ(body.find("steward_stack_finding{"), std::string::npos);
+}
+
 TEST(HealthEndpoint, WithoutLeaderElectionThisReplicaLeads) {
   HealthEndpoint h({});
   EXPECT_EQ(Sample(h.Handle(Get("/metrics")).body, "steward_operate_is_leader"), "1");

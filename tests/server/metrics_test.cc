@@ -4,6 +4,7 @@
 
 #include <map>
 
+#include "health/stack_health.h"
 #include "server/api.h"
 #include "server_test_util.h"
 #include "telemetry/exposition.h"
@@ -175,6 +176,90 @@ TEST(MetricsTest, DcgmPageCarriesEveryGpuAtTheExportersCadence) {
   off.dcgm_interval_seconds = 0;
   auto quiet = MakeLive(TwoNodeYaml(), off);
   EXPECT_EQ(HandleRequest(*quiet, r).status, 404);
+}
+
+}  // namespace
+}  // namespace steward::server
+
+namespace steward::server {
+namespace {
+
+// Holder waste comes from the twin's rates: 8 GPUs requested, a quarter driven, so 6 are
+// over-requested; the idle node's GPUs are free with nothing waiting (no cluster waste).
+TEST(MetricsTest, WasteByCauseFromTheTwinsRates) {
+  auto live = testing::MakeLive(twin::testing::SmallScenarioYaml(
+      2, "a:16",
+      "generators:\n"
+      "  - {name: job, team: a, kind: batch, arrival: {process: once, count: 1}, gpus_per_pod: 8,"
+      " duration_hours: 2, usage: {used_gpu_fraction: 0.25, busy: 0.8, sm_active: 0.5}}\n"));
+  live->Step(Hours(1));
+  const telemetry::Scrape s = telemetry::ParseExposition(RenderMetrics(*live->snapshot()));
+  EXPECT_TRUE(s.ok()) << (s.errors.empty() ? "" : s.errors[0].ToString());
+  EXPECT_DOUBLE_EQ(Value(s, "steward_waste_gpus", {{"team", "a"}, {"cause", "over_request"}}), 6);
+  EXPECT_EQ(Value(s, "steward_waste_gpus", {{"team", "a"}, {"cause", "zombie"}}), 0);
+  EXPECT_EQ(Value(s, "steward_waste_gpus", {{"team", "a"}, {"cause", "startup"}}), 0);
+  EXPECT_EQ(Value(s, "steward_waste_gpus", {{"team", "a"}, {"cause", "dataloader_stall"}}), 0);
+  EXPECT_EQ(Value(s, "steward_waste_gpus", {{"cause", "fragmentation"}}), 0);
+  EXPECT_EQ(Value(s, "steward_waste_gpus", {{"cause", "queueing"}}), 0);
+  // The fifo-quota admitter has no ClusterQueues: the info series names none.
+  EXPECT_EQ(Value(s, "steward_queue_info", {{"team", "a"}, {"cluster_queue", ""}}), 1);
+  EXPECT_EQ(Value(s, "steward_tenant_share_threshold"), 0.5);  // The scenario default.
+  // One info series per node, named as dcgm-exporter's Hostname.
+  for (const NodeView& n : live->snapshot()->nodes)
+    EXPECT_EQ(Value(s, "steward_node_info",
+                    {{"node", n.name}, {"pool", "p"}, {"rack", "rack-0"}, {"gpu_model", "H100"}}),
+              1)
+        << n.name;
+}
+
+// A job waiting for quota while all 8 GPUs are free: its 2 GPUs are queueing waste; the team
+// holds nothing, so no holder waste.
+TEST(MetricsTest, QueueingWasteIsFreeGpusUpToWhatQuotaBlockedWorkWants) {
+  auto live = MakeLive(twin::testing::SmallScenarioYaml(1, "a:0", ""));
+  model::Workload w;
+  w.pod_sets = {{"worker", 1, 2}};
+  w.duration = Hours(1);
+  ASSERT_TRUE(live->Control([&](twin::Twin& t) { return t.Submit(w).status(); }).ok());
+  live->Step(Minutes(1));
+  const telemetry::Scrape s = telemetry::ParseExposition(RenderMetrics(*live->snapshot()));
+  EXPECT_EQ(Value(s, "steward_pending_workloads", {{"reason", "quota_exhausted"}}), 1);
+  EXPECT_EQ(Value(s, "steward_waste_gpus", {{"cause", "queueing"}}), 2);
+  EXPECT_EQ(Value(s, "steward_waste_gpus", {{"cause", "fragmentation"}}), 0);
+  EXPECT_EQ(Value(s, "steward_waste_gpus", {{"team", "a"}, {"cause", "over_request"}}), 0);
+}
+
+// Under Kueue, steward_queue_info joins each team to its ClusterQueue.
+TEST(MetricsTest, QueueInfoNamesTheClusterQueue) {
+  auto live = testing::MakeKueueLive();
+  live->Step(Minutes(10));
+  const telemetry::Scrape s = telemetry::ParseExposition(RenderMetrics(*live->snapshot()));
+  EXPECT_EQ(Value(s, "steward_queue_info", {{"team", "team-a"}, {"cluster_queue", "team-a"}}), 1);
+  EXPECT_EQ(Value(s, "steward_queue_info", {{"team", "team-b"}, {"cluster_queue", "team-b"}}), 1);
+}
+
+// A broken GPU lowers its node's allocatable: the stack checks find it at their next run (a
+// simulated minute later), every check has a count, and the finding names its node.
+TEST(MetricsTest, StackFindingsFollowTheTwinsNodes) {
+  auto live = MakeLive(TwoNodeYaml());
+  live->Step(Hours(1));
+  telemetry::Scrape s = telemetry::ParseExposition(RenderMetrics(*live->snapshot()));
+  for (const health::StackCheck& c : health::StackChecks())
+    EXPECT_EQ(Value(s, "steward_stack_findings", {{"check", std::string(c.name)}}), 0) << c.name;
+  ASSERT_TRUE(live->Control([](twin::Twin& t) { return t.InjectXid(1, 0, 48); }).ok());
+  live->Step(Minutes(2));
+  const std::string node = live->snapshot()->nodes[1].name;
+  s = telemetry::ParseExposition(RenderMetrics(*live->snapshot()));
+  EXPECT_TRUE(s.ok()) << (s.errors.empty() ? "" : s.errors[0].ToString());
+  EXPECT_EQ(Value(s, "steward_stack_findings", {{"check", "gpus-unallocatable"}}), 1);
+  EXPECT_EQ(Value(s, "steward_stack_findings", {{"check", "device-plugin-down"}}), 0);
+  EXPECT_EQ(Value(s, "steward_stack_finding",
+                  {{"node", node}, {"check", "gpus-unallocatable"}, {"severity", "warning"}}),
+            1);
+
+  LiveTwinOptions off;
+  off.stack_health_interval_seconds = 0;
+  auto quiet = MakeLive(TwoNodeYaml(), off);
+  EXPECT_EQ(RenderMetrics(*quiet->snapshot()).find("steward_stack_findings"), std::string::npos);
 }
 
 }  // namespace

@@ -333,6 +333,22 @@ TEST(FaultsTest, BadDriverRolloutStopsAdvertisingGpus) {
   EXPECT_EQ(list["items"][0]["status"]["allocatable"]["nvidia.com/gpu"], "8");
 }
 
+// With random faults off, a rollout still happens (it crashed the twin before) and brings no
+// extra XIDs, however large its multiplier.
+TEST(FaultsTest, RolloutHappensWithRandomFaultsOff) {
+  auto t = MakeTwin(
+      SmallScenarioYaml(4, "a:32",
+                        "faults:\n  enabled: false\n"
+                        "  driver_rollouts:\n    - {pool: p, at_hours: 1, first_node: 3, nodes: 1,"
+                        " driver_version: \"560.1\", xid_rate_multiplier: 1000}\n"));
+  t->RunUntil(At(48));
+  EXPECT_EQ(t->cluster().node(3).driver_version, "560.1");
+  EXPECT_EQ(t->cluster().node(2).driver_version, "550.90.07");
+  EXPECT_FALSE(t->gpus_missing(3));
+  for (const GpuFaultState& g : t->gpu_faults()) EXPECT_EQ(g.last_xid, 0);
+  EXPECT_EQ(t->BuildReport().faults.driver_rollouts, 1);
+}
+
 TEST(FaultsTest, ScenarioErrorsNameFileLineAndField) {
   auto err = [](const std::string& faults) {
     Result<Scenario> s = ParseScenario(SmallScenarioYaml(2, "a:8", faults), "f.yaml");
