@@ -6,7 +6,7 @@
 #   model, store <- control <- twin, health, live (the controllers' one interface to a cluster)
 #   model <- http <- kube <- kubefront (the twin as a Kubernetes API), live (the client)
 #   live, health, reclaim, telemetry, control <- operate <- cli (the controllers on a live cluster)
-#   live, health, twin, govern <- snapshot <- cli (a live cluster as a twin scenario)
+#   live, health, telemetry, twin, govern <- snapshot <- cli (a live cluster as a twin scenario)
 #   live, audit <- audit_live <- cli (the tenancy audit of a live cluster)
 # Each module is declared once here with its DEPS; a module may exist before its code does.
 # Every module the CLI links is listed in STEWARD_CLI_DEPS.
@@ -94,7 +94,7 @@ endif()
 steward_module(audit_live DEPS live audit model)
 # `steward twin snapshot`: a live cluster (live/) written as a twin scenario directory (twin/'s
 # scenario, govern's Kueue export). Above both, so live never depends on the twin.
-steward_module(snapshot DEPS live health twin govern kube model)
+steward_module(snapshot DEPS live health telemetry twin govern kube model)
 include(${PROJECT_SOURCE_DIR}/cmake/dashboard.cmake)
 # steward operate: the controllers on a live cluster (client, cache, gate, remediation, DCGM
 # signals from Prometheus).

@@ -5,6 +5,7 @@
 
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include "cli/commands.h"
 #include "cli/prometheus_flags.h"
@@ -12,13 +13,15 @@
 #include "live/kubeconfig.h"
 #include "snapshot/read_cluster.h"
 #include "snapshot/snapshot.h"
+#include "snapshot/usage_profiles.h"
 
 namespace steward::cli {
 namespace {
 
 struct SnapshotArgs {
   std::string kubeconfig, context, out;
-  std::string prometheus, prometheus_config;
+  std::string prometheus, prometheus_config, prometheus_window = "24h";
+  double prometheus_timeout = 30;
   snapshot::SnapshotOptions options;
   double timeout_seconds = 60;
 };
@@ -29,9 +32,17 @@ struct SnapshotArgs {
 }
 
 void Snapshot(const SnapshotArgs& a) {
-  if (!a.prometheus.empty() || !a.prometheus_config.empty())
-    Die("--prometheus: usage profiles from DCGM history are not implemented yet; the snapshot "
-        "uses the trace defaults (docs/scenario.md, \"Snapshots\"). Leave the flag out.");
+  if (a.prometheus.empty() && !a.prometheus_config.empty())
+    Die("--prometheus-config needs --prometheus URL");
+  std::optional<telemetry::PrometheusClient> prometheus;
+  if (!a.prometheus.empty()) {
+    Result<telemetry::PrometheusClientOptions> po =
+        LoadPrometheusClientOptions(a.prometheus_config, a.prometheus_timeout);
+    if (!po.ok()) Die(po.status().message());
+    Result<telemetry::PrometheusClient> c = telemetry::PrometheusClient::Create(a.prometheus, *po);
+    if (!c.ok()) Die(fmt::format("--prometheus {}: {}", a.prometheus, c.status().message()));
+    prometheus.emplace(std::move(*c));
+  }
   Result<live::RestConfig> config =
       live::ResolveRestConfig({.kubeconfig = a.kubeconfig, .context = a.context});
   if (!config.ok()) Die(config.status().message());
@@ -45,6 +56,13 @@ void Snapshot(const SnapshotArgs& a) {
                         : fmt::format("{} (context {})", config->server, config->context);
   Result<snapshot::Snapshot> s = snapshot::BuildSnapshot(*objects, a.options);
   if (!s.ok()) Die(s.status().message());
+  if (prometheus) {
+    Result<std::vector<snapshot::GpuReading>> readings =
+        snapshot::ReadGpuUsage(*prometheus, {.window = a.prometheus_window});
+    if (!readings.ok()) Die(readings.status().message());
+    snapshot::UsageFit fit = snapshot::FitUsageProfiles(*readings, &s->workloads);
+    s->notes.insert(s->notes.end(), fit.notes.begin(), fit.notes.end());
+  }
   if (Status st = snapshot::WriteSnapshot(*s, a.out); !st.ok()) Die(st.message());
   int nodes = 0, gpus = 0, running = 0, waiting = 0;
   for (const twin::PoolSpec& p : s->pools.pools)
@@ -88,8 +106,14 @@ void RegisterTwinSnapshotCommand(CLI::App& twin) {
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   cmd->add_option("--prometheus", a->prometheus,
-                  "Prometheus with DCGM history for usage profiles (not implemented yet)");
+                  "Prometheus with DCGM history: each running workload's usage profile");
   AddPrometheusConfigFlag(cmd, &a->prometheus_config);
+  cmd->add_option("--prometheus-window", a->prometheus_window,
+                  "PromQL duration of the DCGM history the profiles average")
+      ->capture_default_str();
+  cmd->add_option("--prometheus-timeout", a->prometheus_timeout, "Seconds per Prometheus query")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   cmd->callback([a] { Snapshot(*a); });
 }
 

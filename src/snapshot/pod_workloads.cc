@@ -201,7 +201,9 @@ SnapshotWorkloads MapWorkloads(const WorkloadInput& input,
       gpus_max = std::max(gpus_max, g);
       w.running = w.running || !p->node_name.empty();
       if (p->start_time && (!w.since || *p->start_time < *w.since)) w.since = p->start_time;
+      w.pod_names.push_back(p->metadata.name);
     }
+    std::sort(w.pod_names.begin(), w.pod_names.end());
     if (gpus_min != gpus_max) ++uneven;
     w.gpus_per_pod = static_cast<int>(gpus_max);
     w.priority_class = Get(first.metadata.labels, kPriorityLabel);

@@ -49,6 +49,9 @@ struct SnapshotWorkload {
   // Running: when its first pod started; waiting: when it was created (unix microseconds).
   std::optional<int64_t> since;
   std::map<std::string, std::string> labels;  // Labels all its pods share, minus generated ones.
+  std::vector<std::string> pod_names;         // Its pods (running workloads), sorted.
+  // What its GPUs did, from DCGM history (snapshot/usage_profiles.h); unset: trace defaults.
+  std::optional<model::UsageProfile> usage;
 };
 
 struct SnapshotTeam {

@@ -246,7 +246,8 @@ std::string WorkloadsCsv(const Snapshot& s) {
       3600;
   std::string out =
       "submit_seconds,name,team,kind,pods,gpus_per_pod,duration_seconds,gpu_model,tier,"
-      "priority_class,queue,min_replicas,max_replicas,labels\n";
+      "priority_class,queue,min_replicas,max_replicas,labels,used_gpu_fraction,busy,sm_active,"
+      "active_hours,idle_busy\n";
   for (const SnapshotWorkload& w : s.workloads.workloads) {
     std::map<std::string, std::string> labels = w.labels;
     if (w.since && s.read_at >= *w.since)
@@ -254,11 +255,21 @@ std::string WorkloadsCsv(const Snapshot& s) {
     std::string label_text;
     for (const auto& [k, v] : labels) label_text += (label_text.empty() ? "" : ";") + k + "=" + v;
     const bool service = w.kind == model::WorkloadKind::kInference;
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", w.running ? 0 : 1,
+    // The usage profile from DCGM history; empty fields take the trace defaults.
+    std::string usage = ",,,,";
+    if (w.usage) {
+      const model::UsageProfile& u = *w.usage;
+      usage = fmt::format(
+          "{:.4g},{:.4g},{:.4g},{},{}", u.used_gpu_fraction, u.busy, u.sm_active,
+          u.active_duration.is_infinite() ? std::string()
+                                          : fmt::format("{:.4g}", u.active_duration.ToHours()),
+          u.active_duration.is_infinite() ? std::string() : fmt::format("{:.4g}", u.idle_busy));
+    }
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", w.running ? 0 : 1,
                        Csv(w.name), Csv(w.team), model::KindName(w.kind), w.pods, w.gpus_per_pod,
                        duration_s, Csv(w.gpu_model), model::TierName(w.tier), Csv(w.priority_class),
                        Csv(w.queue), service ? std::to_string(w.pods) : "",
-                       service ? std::to_string(w.pods) : "", Csv(label_text));
+                       service ? std::to_string(w.pods) : "", Csv(label_text), usage);
   }
   return out;
 }

@@ -47,7 +47,8 @@ Status LoadSteward(CsvReader& csv, const TraceSpec& spec, const Scenario& scenar
             c_sm = csv.Column("sm_active"), c_busy = csv.Column("busy"),
             c_used = csv.Column("used_gpu_fraction"), c_active = csv.Column("active_hours"),
             c_min = csv.Column("min_replicas"), c_max = csv.Column("max_replicas"),
-            c_queue = csv.Column("queue"), c_labels = csv.Column("labels");
+            c_queue = csv.Column("queue"), c_labels = csv.Column("labels"),
+            c_idle_busy = csv.Column("idle_busy");
   auto fraction = [&](int c, double def, double* out_value) -> Status {
     if (c < 0 || csv.Field(c).empty()) {
       *out_value = def;
@@ -114,6 +115,7 @@ Status LoadSteward(CsvReader& csv, const TraceSpec& spec, const Scenario& scenar
     STEWARD_RETURN_IF_ERROR(fraction(c_sm, 0.5, &w.usage.sm_active));
     STEWARD_RETURN_IF_ERROR(fraction(c_busy, 0.9, &w.usage.busy));
     STEWARD_RETURN_IF_ERROR(fraction(c_used, 1.0, &w.usage.used_gpu_fraction));
+    STEWARD_RETURN_IF_ERROR(fraction(c_idle_busy, 0.0, &w.usage.idle_busy));
     w.usage.sm_active = std::min(w.usage.sm_active, w.usage.busy);
     if (c_active >= 0 && !csv.Field(c_active).empty()) {
       const double active = csv.Number(c_active);

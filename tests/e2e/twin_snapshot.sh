@@ -111,14 +111,46 @@ assert wa < wb, (wa, wb)
 assert a["allocation_rate"] > b["allocation_rate"]
 PY
 
-# Errors, never crashes: an unreachable API server, and the Prometheus flag not built yet.
+# Errors, never crashes: an unreachable API server, an unreachable Prometheus.
 printf 'apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "http://127.0.0.1:1"}}]\nusers: [{name: u, user: {}}]\ncontexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x\n' >"$tmp/dead.kubeconfig"
 if "$bin" twin snapshot --kubeconfig "$tmp/dead.kubeconfig" --timeout 3 -o "$tmp/dead" >"$tmp/dead.log" 2>&1; then
   fail "a snapshot of an unreachable cluster succeeded"
 fi
 grep -q "127.0.0.1:1" "$tmp/dead.log" || fail "the error does not name the server: $(cat "$tmp/dead.log")"
 if "$bin" twin snapshot --kubeconfig "$kc" --prometheus http://127.0.0.1:1 -o "$tmp/p" >"$tmp/p.log" 2>&1; then
-  fail "--prometheus accepted although usage profiles are not implemented"
+  fail "a snapshot with an unreachable Prometheus succeeded"
 fi
-grep -q "not implemented" "$tmp/p.log" || fail "unclear --prometheus message: $(cat "$tmp/p.log")"
+grep -q "127.0.0.1:1" "$tmp/p.log" || fail "the error does not name Prometheus: $(cat "$tmp/p.log")"
+
+# --- Usage profiles from DCGM history ----------------------------------------------------------
+# The rehearsal again at 60x with Debian's Prometheus scraping its dcgm-exporter series: the
+# training jobs run at busy 0.9 / SM-active 0.6 on all their GPUs, the sweeps at 0.8 / 0.5.
+source "$root/tests/e2e/lib/prometheus.sh"
+start_kube_twin "$root/examples/kube/rehearsal.yaml" --speed 60 --dcgm-interval 10
+start_dcgm_prometheus
+train_running() {
+  [ "$(rows get pods -n training --field-selector status.phase=Running)" = 6 ]
+}
+wait_until 60 "the training jobs run" train_running
+sleep 8  # Samples of running GPUs outweigh the start's zeros.
+"$bin" twin snapshot --kubeconfig "$kc" --prometheus "$prom_url" -o "$tmp/usage" \
+  >"$tmp/usage.log" 2>&1 || fail "snapshot --prometheus: $(cat "$tmp/usage.log")"
+grep -q "usage profiles from DCGM history for" "$tmp/usage.log" ||
+  fail "no usage note: $(cat "$tmp/usage.log")"
+$py - "$tmp/usage/workloads.csv" <<'PY' || fail "usage profiles: $(cat "$tmp/usage/workloads.csv")"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+def check(prefix, busy, sm):
+    got = [r for r in rows if r["name"].startswith(prefix) and r["submit_seconds"] == "0"]
+    assert got, prefix
+    for r in got:
+        assert r["used_gpu_fraction"] == "1", r
+        # The start's zero samples pull the means down a little, never up.
+        assert busy - 0.15 <= float(r["busy"]) <= busy + 1e-9, r
+        assert sm - 0.1 <= float(r["sm_active"]) <= sm + 1e-9, r
+        assert r["active_hours"] == "", r  # Computing now: not idle.
+check("train-", 0.9, 0.6)
+check("sweep-", 0.8, 0.5)
+PY
+"$bin" twin validate "$tmp/usage/scenario.yaml" >/dev/null || fail "the profiled snapshot does not validate"
 echo "twin_snapshot: ok"
