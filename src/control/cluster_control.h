@@ -20,8 +20,9 @@
 //   returned and callers treat it as done), labelling with the value it has.
 // - Evict respects PodDisruptionBudgets: Unavailable (HTTP 429 on a live cluster) when the
 //   budget allows no disruption now; the caller retries later and never deletes around it.
-// Queues (observe ClusterQueues, patch a quota with the resourceVersion read, 409 -> re-read)
-// join this interface with the controllers that need them. DCGM series are not read through it:
+// Queues: ClusterQueues are observed with the resourceVersion they were read at, and a quota
+// is patched carrying it, so a concurrent change is Aborted (HTTP 409) and the controller
+// re-reads and recomputes: never a blind overwrite. DCGM series are not read through it:
 // each side feeds its controllers what DCGM shows (the twin its usage signals, operate a
 // Prometheus query), keyed by the pod names used here.
 //
@@ -86,6 +87,21 @@ struct PodInfo {
   std::map<std::string, std::string> labels, annotations;
 };
 
+// One quota of a ClusterQueue: a resource in a flavor, as Kubernetes quantities.
+struct QueueQuota {
+  std::string flavor;                                         // ResourceFlavor name.
+  std::string resource;                                       // "nvidia.com/gpu", "cpu", ...
+  std::string nominal;                                        // nominalQuota, e.g. "32".
+  std::optional<std::string> borrowing_limit, lending_limit;  // nullopt = none.
+};
+
+struct QueueInfo {
+  std::string name;  // The ClusterQueue.
+  std::string cohort;
+  std::string resource_version;  // As read: PatchQueueQuota carries it.
+  std::vector<QueueQuota> quotas;
+};
+
 class ClusterControl {
  public:
   ClusterControl() = default;
@@ -100,6 +116,9 @@ class ClusterControl {
   virtual std::vector<NodeInfo> Nodes() const = 0;
   // GPU pods bound to `node` (DaemonSet pods excluded), in a stable order.
   virtual std::vector<PodInfo> PodsOnNode(std::string_view node) const = 0;
+
+  // ClusterQueues with their quotas, by name. Empty where the cluster runs no Kueue.
+  virtual std::vector<QueueInfo> ClusterQueues() const { return {}; }
 
   // ---- Act ---- (`reason` is for people: plans, audit rows, Events)
   // Sets spec.unschedulable. Running pods stay.
@@ -119,6 +138,16 @@ class ClusterControl {
   // An Event about `object` (type "Normal" or "Warning").
   virtual Status EmitEvent(const ObjectRef& object, std::string_view type,
                            std::string_view event_reason, std::string_view message) = 0;
+
+  // Sets the quota of (quota.flavor, quota.resource) of ClusterQueue `queue`, as read at
+  // `resource_version` (QueueInfo): Aborted when the queue changed since (HTTP 409: re-read,
+  // recompute, try again); NotFound when the queue, flavor or resource does not exist;
+  // InvalidArgument for a change the cluster cannot take.
+  virtual Status PatchQueueQuota(std::string_view queue, std::string_view resource_version,
+                                 const QueueQuota& quota, std::string_view reason) {
+    (void)queue, (void)resource_version, (void)quota, (void)reason;
+    return Status::FailedPrecondition("this cluster takes no quota changes");
+  }
 
   // What the following actions are part of ("drain", "reclaim-notice", "reclaim-evict"), so a
   // plan line or an audit row names the operation rather than its primitive ("evict");

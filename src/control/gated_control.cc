@@ -157,4 +157,26 @@ Status GatedControl::EmitEvent(const ObjectRef& object, std::string_view type,
               [&] { return inner_.EmitEvent(object, type, event_reason, message); });
 }
 
+namespace {
+
+// "h100 nvidia.com/gpu: nominal 32, borrowing 8, lending none".
+std::string QuotaText(const QueueQuota& q) {
+  return fmt::format("{} {}: nominal {}, borrowing {}, lending {}", q.flavor, q.resource, q.nominal,
+                     q.borrowing_limit.value_or("none"), q.lending_limit.value_or("none"));
+}
+
+}  // namespace
+
+Status GatedControl::PatchQueueQuota(std::string_view queue, std::string_view resource_version,
+                                     const QueueQuota& quota, std::string_view reason) {
+  std::string before = "absent";
+  for (const QueueInfo& q : inner_.ClusterQueues())
+    if (q.name == queue)
+      for (const QueueQuota& c : q.quotas)
+        if (c.flavor == quota.flavor && c.resource == quota.resource) before = QuotaText(c);
+  return Gate("patch-quota", ObjectRef{"ClusterQueue", "", std::string(queue)}.Display(), reason,
+              before, QuotaText(quota),
+              [&] { return inner_.PatchQueueQuota(queue, resource_version, quota, reason); });
+}
+
 }  // namespace steward::control

@@ -58,6 +58,7 @@ class GatedControl final : public ClusterControl {
   std::vector<PodInfo> PodsOnNode(std::string_view node) const override {
     return inner_.PodsOnNode(node);
   }
+  std::vector<QueueInfo> ClusterQueues() const override { return inner_.ClusterQueues(); }
 
   Status Cordon(std::string_view node, bool cordoned, std::string_view reason) override;
   Status LabelNode(std::string_view node, std::string_view key, std::optional<std::string> value,
@@ -69,6 +70,8 @@ class GatedControl final : public ClusterControl {
   Status Evict(const PodRef& pod, SimDuration grace, std::string_view reason) override;
   Status EmitEvent(const ObjectRef& object, std::string_view type, std::string_view event_reason,
                    std::string_view message) override;
+  Status PatchQueueQuota(std::string_view queue, std::string_view resource_version,
+                         const QueueQuota& quota, std::string_view reason) override;
   void SetIntent(std::string_view intent) override { intent_ = std::string(intent); }
 
   // The first audit-log error (writes go on; the CLI reports it).

@@ -199,4 +199,85 @@ Status LiveClusterControl::EmitEvent(const control::ObjectRef& object, std::stri
       .ToStatus();
 }
 
+namespace {
+
+// A quantity as Kueue stores it: a string, or a bare number some clients write.
+std::optional<std::string> QuantityText(const json& q) {
+  if (q.is_string()) return q.get<std::string>();
+  if (q.is_number_integer()) return std::to_string(q.get<int64_t>());
+  if (q.is_number()) return q.dump();
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::vector<control::QueueInfo> LiveClusterControl::ClusterQueues() const {
+  std::vector<control::QueueInfo> out;
+  for (const json& cq : cache_->Custom("clusterqueues")) {
+    control::QueueInfo q;
+    const json& meta = cq.value("metadata", json::object());
+    q.name = meta.value("name", "");
+    q.resource_version = meta.value("resourceVersion", "");
+    const json& spec = cq.value("spec", json::object());
+    q.cohort = spec.value("cohort", spec.value("cohortName", ""));
+    for (const json& g : spec.value("resourceGroups", json::array()))
+      for (const json& f : g.value("flavors", json::array()))
+        for (const json& r : f.value("resources", json::array())) {
+          control::QueueQuota quota;
+          quota.flavor = f.value("name", "");
+          quota.resource = r.value("name", "");
+          quota.nominal = QuantityText(r.value("nominalQuota", json())).value_or("0");
+          if (r.contains("borrowingLimit"))
+            quota.borrowing_limit = QuantityText(r["borrowingLimit"]);
+          if (r.contains("lendingLimit")) quota.lending_limit = QuantityText(r["lendingLimit"]);
+          q.quotas.push_back(std::move(quota));
+        }
+    out.push_back(std::move(q));
+  }
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+  return out;
+}
+
+Status LiveClusterControl::PatchQueueQuota(std::string_view queue,
+                                           std::string_view resource_version,
+                                           const control::QueueQuota& quota, std::string_view) {
+  std::optional<json> cq = cache_->GetCustom("clusterqueues", "", queue);
+  if (!cq) return Status::NotFound(fmt::format("no ClusterQueue '{}' in the cache", queue));
+  if (const std::string cached = (*cq)["metadata"].value("resourceVersion", "");
+      cached != resource_version)
+    return Status::Aborted(fmt::format(
+        "ClusterQueue {} changed since resourceVersion {} (now {}); re-read and recompute", queue,
+        resource_version, cached));
+  json groups = (*cq)["spec"].value("resourceGroups", json::array());
+  bool found = false;
+  for (json& g : groups)
+    for (json& f : g["flavors"])
+      if (f.value("name", "") == quota.flavor)
+        for (json& r : f["resources"])
+          if (r.value("name", "") == quota.resource) {
+            found = true;
+            r["nominalQuota"] = quota.nominal;
+            for (const auto& [key, value] : {std::pair{"borrowingLimit", &quota.borrowing_limit},
+                                             std::pair{"lendingLimit", &quota.lending_limit}}) {
+              if (*value)
+                r[key] = **value;
+              else
+                r.erase(key);
+            }
+          }
+  if (!found)
+    return Status::NotFound(fmt::format("ClusterQueue {} has no {} quota in flavor {}", queue,
+                                        quota.resource, quota.flavor));
+  std::string version = "v1beta1";
+  for (const ResourceRef& r : cache_->custom_resources())
+    if (r.plural == "clusterqueues" && r.group == "kueue.x-k8s.io") version = r.version;
+  // The version the caller decided on, not the cache's newest: a change in between is a 409.
+  const json patch = {{"metadata", {{"resourceVersion", std::string(resource_version)}}},
+                      {"spec", {{"resourceGroups", groups}}}};
+  return client_
+      ->Patch(fmt::format("/apis/kueue.x-k8s.io/{}/clusterqueues/{}", version, queue),
+              PatchType::kMerge, patch, Write())
+      .ToStatus();
+}
+
 }  // namespace steward::live

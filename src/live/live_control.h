@@ -57,6 +57,8 @@ class LiveClusterControl final : public control::ClusterControl {
   std::optional<control::NodeInfo> Node(std::string_view name) const override;
   std::vector<control::NodeInfo> Nodes() const override;
   std::vector<control::PodInfo> PodsOnNode(std::string_view node) const override;
+  // kueue.x-k8s.io ClusterQueues from the cache (empty when discovery found no Kueue).
+  std::vector<control::QueueInfo> ClusterQueues() const override;
 
   Status Cordon(std::string_view node, bool cordoned, std::string_view reason) override;
   Status LabelNode(std::string_view node, std::string_view key, std::optional<std::string> value,
@@ -68,6 +70,11 @@ class LiveClusterControl final : public control::ClusterControl {
   Status Evict(const control::PodRef& pod, SimDuration grace, std::string_view reason) override;
   Status EmitEvent(const control::ObjectRef& object, std::string_view type,
                    std::string_view event_reason, std::string_view message) override;
+  // A JSON merge patch of spec.resourceGroups (the whole list: merge patches replace lists)
+  // computed from the cached object at `resource_version`, carrying that version, so the API
+  // server answers 409 (Aborted) when the queue changed since.
+  Status PatchQueueQuota(std::string_view queue, std::string_view resource_version,
+                         const control::QueueQuota& quota, std::string_view reason) override;
 
  private:
   CallOptions Write(int max_retries = -1) const;

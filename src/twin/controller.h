@@ -31,9 +31,14 @@
 #include "model/time.h"
 #include "model/workload.h"
 
+namespace steward::govern {
+struct Policy;
+}
+
 namespace steward::twin {
 
 struct Report;
+struct Scenario;
 
 // Something a node agent (DCGM, NPD, the device plugin) or the API server would report.
 struct TwinSignal {
@@ -99,6 +104,15 @@ class TwinOps {
   // the scenario's workloads do not tolerate keeps new pods off, like a cordon).
   virtual Status SetLabels(model::NodeId n, std::map<std::string, std::string> labels) = 0;
   virtual Status SetTaints(model::NodeId n, std::vector<model::Taint> taints) = 0;
+  // The scenario, and the Kueue/Volcano policy admission runs under (nullptr: fifo-quota, whose
+  // queues are the teams').
+  virtual const Scenario& scenario() const = 0;
+  virtual const govern::Policy* governance_policy() const = 0;
+  // Bumped by every quota change (the queues' resourceVersion, for optimistic concurrency).
+  virtual uint64_t quota_generation() const = 0;
+  // The nominal GPU quota of a ClusterQueue in `flavor` ("" = its only GPU flavor), or of a
+  // fifo-quota team's queue (by team name).
+  virtual Status SetQueueGpuQuota(std::string_view queue, std::string_view flavor, int gpus) = 0;
   // Workloads holding GPUs on `n` (starting or running), by workload id. O(GPUs of the node).
   virtual std::vector<NodeWorkloadInfo> WorkloadsOn(model::NodeId n) const = 0;
   // Evicts workload `w`'s pods from node `n`; they stop `grace` from now (0 = at once). A gang

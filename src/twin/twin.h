@@ -163,7 +163,7 @@ class Twin : private AdmissionHost, private TwinOps {
 
   SimTime now() const { return now_; }
   SimTime horizon() const { return horizon_; }
-  const Scenario& scenario() const { return scenario_; }
+  const Scenario& scenario() const override { return scenario_; }
   // The tenant isolation audit of the scenario's tenancy section, done once at Create (static:
   // it reads the section's objects, the twin's nodes and policy); null without the section.
   const std::optional<audit::AuditResult>& tenancy() const { return tenancy_; }
@@ -210,7 +210,9 @@ class Twin : private AdmissionHost, private TwinOps {
   // has ClusterQueues.
   Admitter::Admission AdmissionOf(model::WorkloadId id) const { return admitter_->AdmissionOf(id); }
   // The governance policy of the kueue admitter (null under fifo-quota).
-  const govern::Policy* governance_policy() const { return admitter_->policy(); }
+  const govern::Policy* governance_policy() const override { return admitter_->policy(); }
+  // Bumped by every quota change: the queues' resourceVersion (TwinClusterControl).
+  uint64_t quota_generation() const override { return quota_generation_; }
   // GPUs team `team` holds under its quota now (the admitter's count).
   int team_used_gpus(int team) const { return admitter_->used_gpus(team); }
   // The scheduler's queues and counters (Kueue-metric style; no queues under fifo-quota).
@@ -265,6 +267,7 @@ class Twin : private AdmissionHost, private TwinOps {
     return SetNodeTaints(n, std::move(taints));
   }
   std::vector<NodeWorkloadInfo> WorkloadsOn(model::NodeId n) const override;
+  Status SetQueueGpuQuota(std::string_view queue, std::string_view flavor, int gpus) override;
   Status Evict(model::NodeId n, model::WorkloadId w, SimDuration grace) override;
   Status Repair(model::NodeId n) override;
   bool Healthy(model::NodeId n) const override;
@@ -409,6 +412,7 @@ class Twin : private AdmissionHost, private TwinOps {
   std::optional<audit::AuditResult> tenancy_;
   std::unique_ptr<ClusterState> state_;
   std::unique_ptr<Admitter> admitter_;
+  uint64_t quota_generation_ = 1;
   std::unique_ptr<Placer> placer_;
   std::vector<std::unique_ptr<WorkloadSource>> sources_;
   EventQueue events_queue_;

@@ -3,6 +3,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
+
+#include "govern/policy.h"
+#include "govern/quantity.h"
+#include "twin/scenario.h"
 
 namespace steward::twin {
 
@@ -122,6 +127,77 @@ Status TwinClusterControl::EmitEvent(const control::ObjectRef& object, std::stri
   events_.push_back(
       {ops_.Now(), object, std::string(type), std::string(event_reason), std::string(message)});
   return Status::Ok();
+}
+
+namespace {
+
+constexpr char kFifoFlavor[] = "default-flavor";  // As kubefront serves fifo-quota's queues.
+
+}  // namespace
+
+std::vector<control::QueueInfo> TwinClusterControl::ClusterQueues() const {
+  std::vector<control::QueueInfo> out;
+  const std::string version = std::to_string(ops_.quota_generation());
+  if (const govern::Policy* policy = ops_.governance_policy()) {
+    for (const govern::ClusterQueue& cq : policy->cluster_queues) {
+      control::QueueInfo q{cq.name, cq.cohort, version, {}};
+      for (const govern::ResourceGroup& g : cq.resource_groups)
+        for (const govern::FlavorQuotas& f : g.flavors)
+          for (const govern::ResourceQuota& r : f.resources) {
+            control::QueueQuota quota{f.flavor, r.resource,
+                                      govern::FormatQuantity(r.nominal, r.resource), std::nullopt,
+                                      std::nullopt};
+            if (r.borrowing_limit)
+              quota.borrowing_limit = govern::FormatQuantity(*r.borrowing_limit, r.resource);
+            if (r.lending_limit)
+              quota.lending_limit = govern::FormatQuantity(*r.lending_limit, r.resource);
+            q.quotas.push_back(std::move(quota));
+          }
+      out.push_back(std::move(q));
+    }
+  } else {
+    for (const TeamSpec& t : ops_.scenario().teams)
+      out.push_back({t.name,
+                     "",
+                     version,
+                     {{kFifoFlavor, "nvidia.com/gpu", std::to_string(t.quota_gpus), std::nullopt,
+                       std::nullopt}}});
+  }
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+  return out;
+}
+
+Status TwinClusterControl::PatchQueueQuota(std::string_view queue,
+                                           std::string_view resource_version,
+                                           const control::QueueQuota& quota, std::string_view) {
+  if (resource_version != std::to_string(ops_.quota_generation()))
+    return Status::Aborted(fmt::format(
+        "ClusterQueue {}: the quotas changed since resourceVersion {} (now {}); re-read and "
+        "recompute",
+        queue, resource_version, ops_.quota_generation()));
+  const std::vector<control::QueueInfo> queues = ClusterQueues();
+  auto q = std::find_if(queues.begin(), queues.end(),
+                        [&](const control::QueueInfo& i) { return i.name == queue; });
+  if (q == queues.end()) return Status::NotFound(fmt::format("no ClusterQueue '{}'", queue));
+  auto current = std::find_if(q->quotas.begin(), q->quotas.end(), [&](const auto& c) {
+    return c.flavor == quota.flavor && c.resource == quota.resource;
+  });
+  if (current == q->quotas.end())
+    return Status::NotFound(fmt::format("ClusterQueue {} has no {} quota in flavor {}", queue,
+                                        quota.resource, quota.flavor));
+  if (quota.resource != "nvidia.com/gpu" || quota.borrowing_limit != current->borrowing_limit ||
+      quota.lending_limit != current->lending_limit)
+    return Status::InvalidArgument(fmt::format(
+        "ClusterQueue {}: the twin takes changes of the nvidia.com/gpu nominalQuota only", queue));
+  // Whole GPUs, as Kubernetes takes extended resources ("8", not "7.5" or "8000m").
+  int64_t gpus = -1;
+  const char* end = quota.nominal.data() + quota.nominal.size();
+  auto [p, ec] = std::from_chars(quota.nominal.data(), end, gpus);
+  if (ec != std::errc() || p != end || gpus < 0 || gpus > 1'000'000)
+    return Status::InvalidArgument(fmt::format(
+        "ClusterQueue {}: nominalQuota '{}' is not a whole number of GPUs", queue, quota.nominal));
+  return ops_.SetQueueGpuQuota(queue, ops_.governance_policy() ? quota.flavor : "",
+                               static_cast<int>(gpus));
 }
 
 }  // namespace steward::twin

@@ -41,6 +41,9 @@ class TwinClusterControl final : public control::ClusterControl {
   std::optional<control::NodeInfo> Node(std::string_view name) const override;
   std::vector<control::NodeInfo> Nodes() const override;
   std::vector<control::PodInfo> PodsOnNode(std::string_view node) const override;
+  // The admission policy's ClusterQueues (fifo-quota: one per team, flavor "default-flavor",
+  // as the Kubernetes front serves them); resourceVersion = the twin's quota generation.
+  std::vector<control::QueueInfo> ClusterQueues() const override;
 
   Status Cordon(std::string_view node, bool cordoned, std::string_view reason) override;
   Status LabelNode(std::string_view node, std::string_view key, std::optional<std::string> value,
@@ -52,6 +55,10 @@ class TwinClusterControl final : public control::ClusterControl {
   Status Evict(const control::PodRef& pod, SimDuration grace, std::string_view reason) override;
   Status EmitEvent(const control::ObjectRef& object, std::string_view type,
                    std::string_view event_reason, std::string_view message) override;
+  // The twin takes nominalQuota changes of nvidia.com/gpu (whole GPUs) only, as its Kubernetes
+  // front does: other resources and limits are InvalidArgument unless unchanged.
+  Status PatchQueueQuota(std::string_view queue, std::string_view resource_version,
+                         const control::QueueQuota& quota, std::string_view reason) override;
 
   const std::vector<EmittedEvent>& events() const { return events_; }
   // Annotations set through Annotate, by ObjectRef::Display().

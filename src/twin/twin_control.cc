@@ -116,6 +116,7 @@ Status Twin::SetTeamQuota(int team, int gpus) {
   if (!cq.empty()) return SetClusterQueueQuota(cq, "", gpus);
   STEWARD_RETURN_IF_ERROR(admitter_->SetQuota(team, gpus));
   scenario_.teams[team].quota_gpus = gpus;
+  ++quota_generation_;
   RequestSchedule();
   return Status::Ok();
 }
@@ -128,8 +129,16 @@ Status Twin::SetClusterQueueQuota(std::string_view cluster_queue, std::string_vi
                                   int gpus) {
   if (gpus < 0) return Status::InvalidArgument(fmt::format("quota {} < 0", gpus));
   STEWARD_RETURN_IF_ERROR(admitter_->SetClusterQueueQuota(cluster_queue, flavor, gpus));
+  ++quota_generation_;
   RequestSchedule();
   return Status::Ok();
+}
+
+Status Twin::SetQueueGpuQuota(std::string_view queue, std::string_view flavor, int gpus) {
+  if (admitter_->policy() != nullptr) return SetClusterQueueQuota(queue, flavor, gpus);
+  const int team = scenario_.FindTeam(queue);
+  if (team < 0) return Status::NotFound(fmt::format("no ClusterQueue '{}'", queue));
+  return SetTeamQuota(team, gpus);
 }
 
 SchedulerReport Twin::Scheduler() const {

@@ -64,6 +64,15 @@ class FakeCluster : public ClusterControl {
     ++writes;
     return Status::Ok();
   }
+  std::vector<QueueInfo> ClusterQueues() const override {
+    return {
+        {"team-a", "org", "7", {{"h100", "nvidia.com/gpu", "8", std::string("4"), std::nullopt}}}};
+  }
+  Status PatchQueueQuota(std::string_view, std::string_view resource_version, const QueueQuota&,
+                         std::string_view) override {
+    ++writes;
+    return resource_version == "7" ? Status::Ok() : Status::Aborted("409 Conflict");
+  }
 
   SimTime now = kSimStart;
   int writes = 0;
@@ -127,6 +136,29 @@ TEST_F(GatedControlTest, PlanModeWritesNothingAndRecordsEachPlanOnce) {
   EXPECT_EQ(rows[2].after, "evicted (grace 30s)");
   EXPECT_EQ(printed,
             (std::vector<std::string>{"cordon node/gpu-1", "label node/gpu-1", "evict pod/ns/p"}));
+}
+
+TEST_F(GatedControlTest, QuotaPatchesArePlannedAndAppliedWithBeforeAndAfter) {
+  GateOptions o;
+  GatedControl plan(cluster_, log_.get(), o);
+  const QueueQuota more{"h100", "nvidia.com/gpu", "16", std::string("4"), std::nullopt};
+  EXPECT_TRUE(plan.PatchQueueQuota("team-a", "7", more, "lend the trough").ok());
+  EXPECT_EQ(cluster_.writes, 0);
+  o.mode = GateOptions::Mode::kApply;
+  GatedControl apply(cluster_, log_.get(), o);
+  EXPECT_TRUE(apply.PatchQueueQuota("team-a", "7", more, "lend the trough").ok());
+  EXPECT_EQ(apply.PatchQueueQuota("team-a", "6", more, "stale").code(), Status::Code::kAborted);
+  EXPECT_EQ(cluster_.writes, 2);
+  std::vector<store::AuditRow> rows = Rows();
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[0].mode, "planned");
+  EXPECT_EQ(rows[0].action, "patch-quota");
+  EXPECT_EQ(rows[0].object, "clusterqueue/team-a");
+  EXPECT_EQ(rows[0].before, "h100 nvidia.com/gpu: nominal 8, borrowing 4, lending none");
+  EXPECT_EQ(rows[0].after, "h100 nvidia.com/gpu: nominal 16, borrowing 4, lending none");
+  EXPECT_EQ(rows[1].mode, "applied");
+  EXPECT_EQ(rows[2].mode, "failed");
+  EXPECT_NE(rows[2].error.find("409"), std::string::npos);
 }
 
 TEST_F(GatedControlTest, ApplyModeActsAndRecordsFailuresWithTheError) {

@@ -10,6 +10,7 @@
 #include "live/cluster_cache.h"
 #include "live/kube_client.h"
 #include "live/kubeconfig.h"
+#include "live/live_control.h"
 #include "live_test_util.h"
 
 namespace steward::live {
@@ -138,6 +139,69 @@ TEST_F(TwinFrontTest, ExecPluginKubeconfigOverTls) {
   ApiResult refused = (*bare)->Get("/api/v1/nodes");
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.error().code, 401);
+}
+
+}  // namespace
+}  // namespace steward::live
+
+namespace steward::live {
+namespace {
+
+// Quota patches through the control interface: the resourceVersion read travels with the patch,
+// so another writer's change in between is a 409 (Aborted), never overwritten.
+TEST_F(TwinFrontTest, QueueQuotaPatchCarriesTheVersionRead) {
+  auto client = Client(kubeconfig_);
+  auto cache_or = ClusterCache::Start(client.get(), {});
+  ASSERT_TRUE(cache_or.ok()) << cache_or.status().ToString();
+  ClusterCache& cache = **cache_or;
+  ASSERT_TRUE(cache.WaitForSync(std::chrono::seconds(20)));
+  LiveClusterControl control(client.get(), &cache, {});
+
+  std::vector<control::QueueInfo> queues = control.ClusterQueues();
+  ASSERT_EQ(queues.size(), 2u);
+  EXPECT_EQ(queues[0].name, "team-a");
+  EXPECT_EQ(queues[0].cohort, "org");
+  ASSERT_EQ(queues[0].quotas.size(), 1u);
+  const control::QueueQuota q = queues[0].quotas[0];
+  EXPECT_EQ(q.flavor, "h100");
+  EXPECT_EQ(q.resource, "nvidia.com/gpu");
+  EXPECT_EQ(q.nominal, "8");
+  const std::string read_at = queues[0].resource_version;
+
+  control::QueueQuota more = q;
+  more.nominal = "16";
+  ASSERT_TRUE(control.PatchQueueQuota("team-a", read_at, more, "test").ok());
+  auto nominal_now = [&] {
+    for (const control::QueueInfo& i : control.ClusterQueues())
+      if (i.name == "team-a") return i.quotas[0].nominal;
+    return std::string();
+  };
+  ASSERT_TRUE(Eventually([&] { return nominal_now() == "16"; }));
+
+  // The version read before that change is stale now: refused before anything is sent.
+  more.nominal = "4";
+  EXPECT_EQ(control.PatchQueueQuota("team-a", read_at, more, "test").code(),
+            Status::Code::kAborted);
+  EXPECT_EQ(nominal_now(), "16");
+
+  // Another writer changes the queue while this cache does not see it (stopped): the API
+  // server's 409 comes back as Aborted.
+  const std::string current = control.ClusterQueues()[0].resource_version;
+  cache.Stop();
+  const json other = json::parse(R"({"spec": {"resourceGroups": [{
+      "coveredResources": ["nvidia.com/gpu"],
+      "flavors": [{"name": "h100", "resources": [{"name": "nvidia.com/gpu", "nominalQuota": "12"}]}]
+  }]}})");
+  ApiResult changed =
+      client->Patch("/apis/kueue.x-k8s.io/v1beta1/clusterqueues/team-a", PatchType::kMerge, other);
+  ASSERT_TRUE(changed.ok()) << changed.error().message;
+  more.nominal = "20";
+  Status s = control.PatchQueueQuota("team-a", current, more, "test");
+  EXPECT_EQ(s.code(), Status::Code::kAborted) << s.ToString();
+  ApiResult now = client->Get("/apis/kueue.x-k8s.io/v1beta1/clusterqueues/team-a");
+  ASSERT_TRUE(now.ok());
+  EXPECT_EQ(now.value()["spec"]["resourceGroups"][0]["flavors"][0]["resources"][0]["nominalQuota"],
+            "12");
 }
 
 }  // namespace

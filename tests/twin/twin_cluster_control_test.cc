@@ -130,5 +130,35 @@ TEST(TwinClusterControlTest, EvictingOneGangPodStopsTheGangOnceAndUnknownPodsAre
   EXPECT_NEAR(r.faults.lost_gpu_hours_by_cause.at("drain"), 4 * 0.1, 1e-9);
 }
 
+TEST(TwinClusterControlTest, QueueQuotasAreReadAndPatchedWithTheirVersion) {
+  Fixture f = Make();  // fifo-quota: team a's queue, 16 GPUs.
+  TwinClusterControl c(*f.probe->ops_);
+  std::vector<control::QueueInfo> queues = c.ClusterQueues();
+  ASSERT_EQ(queues.size(), 1u);
+  EXPECT_EQ(queues[0].name, "a");
+  ASSERT_EQ(queues[0].quotas.size(), 1u);
+  control::QueueQuota q = queues[0].quotas[0];
+  EXPECT_EQ(q.flavor, "default-flavor");
+  EXPECT_EQ(q.resource, "nvidia.com/gpu");
+  EXPECT_EQ(q.nominal, "16");
+  const std::string read_at = queues[0].resource_version;
+
+  q.nominal = "4";
+  ASSERT_TRUE(c.PatchQueueQuota("a", read_at, q, "test").ok());
+  EXPECT_EQ(f.twin->scenario().teams[0].quota_gpus, 4);
+  EXPECT_NE(c.ClusterQueues()[0].resource_version, read_at);
+  // The version read before is stale: refused, nothing changes.
+  q.nominal = "8";
+  EXPECT_EQ(c.PatchQueueQuota("a", read_at, q, "test").code(), Status::Code::kAborted);
+  EXPECT_EQ(f.twin->scenario().teams[0].quota_gpus, 4);
+  const std::string now = c.ClusterQueues()[0].resource_version;
+  EXPECT_EQ(c.PatchQueueQuota("nobody", now, q, "test").code(), Status::Code::kNotFound);
+  q.borrowing_limit = "2";  // The twin takes nominal GPU quota only.
+  EXPECT_EQ(c.PatchQueueQuota("a", now, q, "test").code(), Status::Code::kInvalidArgument);
+  q.borrowing_limit.reset();
+  q.nominal = "2.5";
+  EXPECT_EQ(c.PatchQueueQuota("a", now, q, "test").code(), Status::Code::kInvalidArgument);
+}
+
 }  // namespace
 }  // namespace steward::twin
