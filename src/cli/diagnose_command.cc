@@ -20,6 +20,7 @@
 #include "diagnose/classifier.h"
 #include "diagnose/openmetrics_writer.h"
 #include "diagnose/prometheus_source.h"
+#include "diagnose/scenario_quotas.h"
 #include "diagnose/thresholds.h"
 #include "diagnose/twin_source.h"
 #include "twin/scenario.h"
@@ -161,8 +162,8 @@ void Run(const DiagnoseArgs& a) {
     Result<twin::Scenario> s = a.twin == "default" ? Result<twin::Scenario>(twin::DefaultScenario())
                                                    : twin::LoadScenario(a.twin);
     if (!s.ok()) Die(s.status());
+    scenario = *s;  // Quotas for the queueing rows; the artifacts.
     if (!a.out.empty()) {
-      scenario = *s;
       if (a.twin == "default") {
         scenario_text = std::string(twin::DefaultScenarioYaml());
       } else {
@@ -214,6 +215,7 @@ void Run(const DiagnoseArgs& a) {
   source.gpus = static_cast<int>(builder.catalog().gpus().size());
   diagnose::Diagnosis d = classifier.Result(source);
   d.not_computed = std::move(not_computed);
+  if (scenario) diagnose::AddScenarioQuotas(*scenario, a.policy, d);
   std::optional<diagnose::ArtifactSet> artifacts;
   if (!a.out.empty()) {
     diagnose::ArtifactOptions o;

@@ -407,8 +407,8 @@ Result<ArtifactSet> WriteArtifacts(const Diagnosis& d, const ArtifactOptions& o)
       if (const int t = o.scenario->FindTeam(team);
           t >= 0 && !o.scenario->teams[t].namespace_name.empty())
         ns = o.scenario->teams[t].namespace_name;
-    const std::string path = fmt::format("rightsize/{}-{}gpu.patch.yaml",
-                                         DnsName(row.workload_class), row.gpus_per_pod);
+    const std::string path =
+        fmt::format("rightsize/{}-{}gpu.patch.yaml", DnsName(row.workload_class), row.gpus_per_pod);
     const std::string summary =
         mig ? fmt::format("{}: nvidia.com/mig-{} instead of 1 GPU", row.workload_class,
                           MigProfile80Gb(row.mig_sevenths))
