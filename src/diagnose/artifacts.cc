@@ -455,8 +455,9 @@ Result<ArtifactSet> WriteArtifacts(const Diagnosis& d, const ArtifactOptions& o)
     std::string head = fmt::format(
         "# {}, after: written by `steward diagnose --out` from {}, with the changes below.\n"
         "# Run it and compare:\n"
-        "#   steward twin compare {} --vs-scenario THIS_FILE\n",
-        o.scenario->name, o.scenario->source, o.scenario->source);
+        "#   steward twin compare {}--vs-scenario THIS_FILE\n",
+        o.scenario->name, o.scenario->source,
+        o.scenario->source == "<default>" ? std::string("") : o.scenario->source + " ");
     for (const std::string& line : set.scenario_changes) head += "#   - " + line + "\n";
     files.push_back({{"after.yaml", "scenario", implemented, "",
                       fmt::format("the diagnosed scenario with {} changes", after->applied.size())},

@@ -128,6 +128,14 @@ assert {"queueing", "zombie", "over_request"} <= targeted, targeted
 for c in sorted(targeted):
     assert wa.get(c, 0) < wb[c], (c, wb[c], wa.get(c, 0))
 assert after["sm_active_utilization"] > before["sm_active_utilization"]
+# The queueing rows split the cluster's queueing among the waiting teams, each with its quota.
+rows = before["queueing_by_team"]
+assert abs(sum(r["gpu_hours"] for r in rows) - wb["queueing"]) < 0.05 * len(rows) + 0.01, rows
+assert all(r["quota_gpus"] > 0 and r["cluster_queue"] for r in rows), rows
+# The verdict judges SM-active better and lists it among the gains.
+v = cmp["verdict"]
+assert v["by_kpi"]["utilization"]["sm_active_utilization"] == "better", v["by_kpi"]
+assert any(g.startswith("SM-active +") for g in v["gains"]), v["gains"]
 print("diagnose_loop: SM-active %.1f%% -> %.1f%%; " % (100 * rb["sm_active_utilization"],
       100 * ra["sm_active_utilization"]) +
       ", ".join("%s %.0f -> %.0f GPU-h" % (c, wb[c], wa.get(c, 0)) for c in sorted(targeted)))
