@@ -5,18 +5,22 @@
 
 #include <charconv>
 #include <chrono>
+#include <fstream>
 #include <iostream>
 #include <memory>
+#include <sstream>
 
 #include "cli/commands.h"
 #include "cli/prometheus_flags.h"
 #include "cli/twin_setup.h"
 #include "cost/cost_model.h"
 #include "cost/window.h"
+#include "diagnose/artifacts.h"
 #include "diagnose/bundle.h"
 #include "diagnose/classifier.h"
 #include "diagnose/openmetrics_writer.h"
 #include "diagnose/prometheus_source.h"
+#include "diagnose/scenario_quotas.h"
 #include "diagnose/thresholds.h"
 #include "diagnose/twin_source.h"
 #include "twin/scenario.h"
@@ -46,6 +50,8 @@ struct DiagnoseArgs {
   int chunk_steps = 96;
   // Writers.
   std::string write_bundle, write_openmetrics;
+  // Artifacts (docs/diagnose.md, "Artifacts").
+  std::string out;
 };
 
 [[noreturn]] void Die(const Status& s) {
@@ -110,6 +116,12 @@ void Run(const DiagnoseArgs& a) {
     step_ms = *s;
   }
 
+  // Refuse a directory holding other files before the (long) diagnosis, not after.
+  if (!a.out.empty())
+    if (Status s = diagnose::CheckOutDir(a.out); !s.ok()) Die(s);
+  std::optional<twin::Scenario> scenario;  // A twin source's, for the artifacts.
+  std::string scenario_text;
+
   diagnose::Diagnosis::Source source;
   std::optional<diagnose::BundleReader> bundle;
   if (!a.bundle.empty()) {
@@ -150,6 +162,17 @@ void Run(const DiagnoseArgs& a) {
     Result<twin::Scenario> s = a.twin == "default" ? Result<twin::Scenario>(twin::DefaultScenario())
                                                    : twin::LoadScenario(a.twin);
     if (!s.ok()) Die(s.status());
+    scenario = *s;  // Quotas for the queueing rows; the artifacts.
+    if (!a.out.empty()) {
+      if (a.twin == "default") {
+        scenario_text = std::string(twin::DefaultScenarioYaml());
+      } else {
+        std::ifstream in(a.twin, std::ios::binary);
+        std::stringstream text;
+        text << in.rdbuf();
+        scenario_text = text.str();
+      }
+    }
     twin::TwinOptions to;
     to.days = a.days;
     to.seed = a.seed;
@@ -192,10 +215,34 @@ void Run(const DiagnoseArgs& a) {
   source.gpus = static_cast<int>(builder.catalog().gpus().size());
   diagnose::Diagnosis d = classifier.Result(source);
   d.not_computed = std::move(not_computed);
+  if (scenario) diagnose::AddScenarioQuotas(*scenario, a.policy, d);
+  std::optional<diagnose::ArtifactSet> artifacts;
+  if (!a.out.empty()) {
+    diagnose::ArtifactOptions o;
+    o.dir = a.out;
+    if (scenario) {
+      o.scenario = &*scenario;
+      o.scenario_text = scenario_text;
+      o.scenario_dir = a.twin == "default" ? std::filesystem::path(".")
+                                           : std::filesystem::path(a.twin).parent_path();
+      o.governed_by_policy_files = !a.policy.empty();
+      if (a.days > 0) o.horizon_days = a.days;
+      if (a.seed >= 0) o.seed = static_cast<uint64_t>(a.seed);
+    }
+    Result<diagnose::ArtifactSet> set = diagnose::WriteArtifacts(d, o);
+    if (!set.ok()) Die(set.status());
+    artifacts = std::move(set).value();
+  }
   if (a.json) {
-    std::cout << diagnose::ToJson(d).dump(2) << "\n";
+    nlohmann::json j = diagnose::ToJson(d);
+    if (artifacts) {
+      j["artifacts"] = diagnose::ArtifactsJson(*artifacts);
+      j["artifacts_not_written"] = diagnose::NotWrittenJson(*artifacts);
+    }
+    std::cout << j.dump(2) << "\n";
   } else {
     std::cout << diagnose::ToText(d);
+    if (artifacts) std::cout << diagnose::ArtifactsText(*artifacts);
   }
 }
 
@@ -249,6 +296,11 @@ void RegisterDiagnoseCommands(CLI::App& app) {
                   "Also save what was read as an offline bundle in this (new) directory");
   cmd->add_option("--write-openmetrics", a->write_openmetrics,
                   "Also save it as OpenMetrics for promtool tsdb create-blocks-from openmetrics");
+  cmd->add_option("--out", a->out,
+                  "Write, for each recommendation, a file that applies it (Kueue YAML, idle "
+                  "reclaim, right-sizing patches, placement) and, for --twin, after.yaml: the "
+                  "scenario with them, for `twin compare` (a new or empty directory, or a "
+                  "previous --out's)");
   cmd->callback([a] { Run(*a); });
 }
 

@@ -173,7 +173,18 @@ Status Classifier::Consume(const Snapshot& raw, const Frame& frame, const Catalo
     const PodState& p = frame.pods[i];
     // The latest word wins: a pod first seen only in DCGM (team = namespace) gets its object's
     // team once the object shows up.
-    if (p.workload >= 0) workloads_[p.workload].team = p.team;
+    if (p.workload >= 0) {
+      WorkloadTotals& w = workloads_[p.workload];
+      w.team = p.team;
+      if (p.owner_kind >= 0) w.owner_kind = p.owner_kind;
+      if (p.node >= 0) {
+        if (w.pods_frame != frame_no_) {
+          w.pods_frame = frame_no_;
+          w.pods_now = 0;
+        }
+        w.peak_pods = std::max(w.peak_pods, ++w.pods_now);
+      }
+    }
   }
   const size_t nodes = catalog.nodes().size();
   held_on_node_.assign(nodes, 0);
@@ -241,6 +252,29 @@ void Classifier::ClusterWaste(const Frame& frame, const Catalog& catalog) {
     total_free += f;
     max_free = std::max(max_free, f);
   }
+  // Who waits for admission, per team, whether or not GPUs are free.
+  const double dt = frame.hours;
+  waiting_teams_.clear();
+  int waiting_total = 0;
+  for (const PodState& p : frame.pods) {
+    if (p.node >= 0 || p.phase != PodPhase::kPending || p.wait != PodWait::kQueued || p.gpus <= 0 ||
+        p.team < 0)
+      continue;
+    if (team_queueing_.size() <= static_cast<size_t>(p.team)) team_queueing_.resize(p.team + 1);
+    TeamQueueing& tq = team_queueing_[p.team];
+    if (tq.frame != frame_no_) {
+      tq.frame = frame_no_;
+      tq.waiting_now = 0;
+      waiting_teams_.push_back(p.team);
+    }
+    tq.waiting_now += p.gpus;
+    waiting_total += p.gpus;
+  }
+  for (int32_t t : waiting_teams_) {
+    TeamQueueing& tq = team_queueing_[t];
+    tq.waiting_gpu_hours += tq.waiting_now * dt;
+    tq.peak_waiting = std::max(tq.peak_waiting, tq.waiting_now);
+  }
   if (total_free == 0) return;
   int frag_any = 0, queue_any = 0;
   for (const PodState& p : frame.pods) {
@@ -261,12 +295,17 @@ void Classifier::ClusterWaste(const Frame& frame, const Catalog& catalog) {
   }
   std::sort(buckets.begin(), buckets.end(),
             [](const Bucket& a, const Bucket& b) { return a.product < b.product; });
-  const double dt = frame.hours;
+  double queue_hours = 0, queue_usd = 0;  // This frame's queueing, for the teams below.
   auto charge = [&](Cause cause, int32_t product, int gpus) {
     if (gpus <= 0) return;
     const double h = gpus * dt;
+    const double usd = h * PriceOfName(product, catalog);
     waste_[Index(cause)] += h;
-    usd_[Index(cause)] += h * PriceOfName(product, catalog);
+    usd_[Index(cause)] += usd;
+    if (cause == Cause::kQueueing) {
+      queue_hours += h;
+      queue_usd += usd;
+    }
   };
   // Free GPUs go to a product's own demand first, then to pods that take any product;
   // fragmentation before queueing (a pod that cannot be placed cannot use quota either).
@@ -283,6 +322,14 @@ void Classifier::ClusterWaste(const Frame& frame, const Catalog& catalog) {
       charge(cause, b.product, take);
       b.free -= take;
       any -= take;
+    }
+  }
+  if (queue_hours > 0 && waiting_total > 0) {
+    for (int32_t t : waiting_teams_) {
+      TeamQueueing& tq = team_queueing_[t];
+      const double share = static_cast<double>(tq.waiting_now) / waiting_total;
+      tq.gpu_hours += queue_hours * share;
+      tq.usd += queue_usd * share;
     }
   }
 }
@@ -344,6 +391,8 @@ Diagnosis Classifier::Result(const Diagnosis::Source& source) const {
     row.allocated = w.allocated;
     row.sm_active = w.sm_active;
     row.usd = w.usd;
+    row.owner_kind = w.owner_kind >= 0 ? catalog_->name(w.owner_kind) : "";
+    row.replicas = w.peak_pods;
     fill(row, w.waste);
     workloads.push_back(std::move(row));
     WorkloadTotals& t = teams[w.team];
@@ -366,6 +415,20 @@ Diagnosis Classifier::Result(const Diagnosis::Source& source) const {
   if (d.top_teams.size() > top_n) d.top_teams.resize(top_n);
   if (workloads.size() > top_n) workloads.resize(top_n);
   d.top_workloads = std::move(workloads);
+  for (size_t t = 0; t < team_queueing_.size(); ++t) {
+    const TeamQueueing& tq = team_queueing_[t];
+    if (tq.waiting_gpu_hours <= 0) continue;
+    Diagnosis::QueueingTeam row;
+    row.team = catalog_->name(static_cast<int32_t>(t));
+    row.gpu_hours = tq.gpu_hours;
+    row.usd = tq.usd;
+    row.waiting_gpu_hours = tq.waiting_gpu_hours;
+    row.peak_waiting_gpus = tq.peak_waiting;
+    d.queueing_by_team.push_back(std::move(row));
+  }
+  std::sort(d.queueing_by_team.begin(), d.queueing_by_team.end(), [](const auto& a, const auto& b) {
+    return a.gpu_hours != b.gpu_hours ? a.gpu_hours > b.gpu_hours : a.team < b.team;
+  });
 
   for (size_t i = 0; i < gpus_.size() && i < catalog_->gpus().size(); ++i) {
     const GpuState& g = gpus_[i];

@@ -65,6 +65,10 @@ class Classifier : public FrameSink {
   };
   struct WorkloadTotals {
     int32_t team = -1;
+    int32_t owner_kind = -1;  // Name id.
+    int peak_pods = 0;        // Most pods bound at one frame.
+    int pods_now = 0;
+    uint32_t pods_frame = 0;  // Frame pods_now counts.
     double allocated = 0, sm_active = 0, usd = 0;
     std::array<double, kCauses> waste{};
   };
@@ -87,8 +91,16 @@ class Classifier : public FrameSink {
 
   std::vector<GpuState> gpus_;
   std::vector<WorkloadTotals> workloads_;  // By name id (workload names).
-  std::vector<double> name_price_;         // By name id (products); < 0 = not computed.
-  std::vector<int32_t> pod_slot_;          // Pod id -> index in the current frame's pods.
+  struct TeamQueueing {
+    double gpu_hours = 0, usd = 0, waiting_gpu_hours = 0;
+    int peak_waiting = 0;
+    int waiting_now = 0;
+    uint32_t frame = 0;  // Frame waiting_now counts.
+  };
+  std::vector<TeamQueueing> team_queueing_;  // By name id (team names).
+  std::vector<int32_t> waiting_teams_;       // Per frame scratch: teams with pods waiting.
+  std::vector<double> name_price_;           // By name id (products); < 0 = not computed.
+  std::vector<int32_t> pod_slot_;            // Pod id -> index in the current frame's pods.
   std::vector<uint32_t> pod_slot_frame_;
   // Per frame scratch, by node id.
   std::vector<int> held_on_node_;

@@ -82,7 +82,11 @@ nlohmann::json ToJson(const Diagnosis& d) {
                   {"waste_gpu_hours", R(x.waste)},
                   {"waste_usd", R(x.usd)},
                   {"top_cause", x.top_cause}};
-      if (with_team) row["team"] = x.team;
+      if (with_team) {
+        row["team"] = x.team;
+        row["owner_kind"] = x.owner_kind;
+        row["replicas"] = x.replicas;
+      }
       json causes = json::object();
       for (const auto& [c, h] : x.by_cause) causes[c] = R(h);
       row["waste_gpu_hours_by_cause"] = causes;
@@ -101,6 +105,18 @@ nlohmann::json ToJson(const Diagnosis& d) {
                     {"waste_usd", R(g.usd)},
                     {"top_cause", g.top_cause}});
   j["top_gpus"] = gpus;
+  json queueing = json::array();
+  for (const auto& q : d.queueing_by_team) {
+    json row = {{"team", q.team},
+                {"gpu_hours", R(q.gpu_hours)},
+                {"usd", R(q.usd)},
+                {"waiting_gpu_hours", R(q.waiting_gpu_hours)},
+                {"peak_waiting_gpus", q.peak_waiting_gpus}};
+    if (!q.cluster_queue.empty()) row["cluster_queue"] = q.cluster_queue;
+    if (q.quota_gpus >= 0) row["quota_gpus"] = q.quota_gpus;
+    queueing.push_back(std::move(row));
+  }
+  j["queueing_by_team"] = queueing;
   json recs = json::array();
   for (const auto& r : d.recommendations)
     recs.push_back({{"cause", r.cause},
@@ -148,11 +164,25 @@ std::string ToText(const Diagnosis& d) {
                      w.waste, w.top_cause);
   o += "   Top wasters by workload\n";
   for (const auto& w : d.top_workloads)
-    o += fmt::format("   {:<40} waste {:8.0f} GPU-h ({})\n", w.name, w.waste, w.top_cause);
+    o += fmt::format("   {:<40} {:<26} waste {:8.0f} GPU-h ({})\n", w.name,
+                     fmt::format("{}, {} pod{}", w.owner_kind.empty() ? "?" : w.owner_kind,
+                                 w.replicas, w.replicas == 1 ? "" : "s"),
+                     w.waste, w.top_cause);
   o += "   Top wasting GPUs\n";
   for (const auto& g : d.top_gpus)
     o += fmt::format("   {:<20} {:<40} waste {:6.1f} GPU-h ({})\n", g.hostname, g.uuid, g.waste,
                      g.top_cause);
+  if (!d.queueing_by_team.empty()) {
+    o += "   Queueing by team (free GPUs while its pods waited on its quota)\n";
+    for (const auto& q : d.queueing_by_team) {
+      std::string quota = q.quota_gpus >= 0 ? fmt::format("queue {}, quota {} GPUs; ",
+                                                          q.cluster_queue, q.quota_gpus)
+                                            : std::string();
+      o += fmt::format(
+          "   {:<26} {:8.0f} GPU-h idle ({}up to {} GPUs waiting, {:.0f} GPU-h waited)\n", q.team,
+          q.gpu_hours, quota, q.peak_waiting_gpus, q.waiting_gpu_hours);
+    }
+  }
   o += "4. Recommendations (largest first)\n";
   for (const auto& r : d.recommendations)
     o += fmt::format("   [{}] {:.0f} GPU-h, {:.0f} {}: {}\n", r.cause, r.gpu_hours, r.usd,

@@ -52,8 +52,27 @@ struct Diagnosis {
     double allocated = 0, sm_active = 0, waste = 0, usd = 0;
     std::string top_cause;
     std::map<std::string, double> by_cause;
+    // Workloads only: what owns their pods (Deployment, Job, StatefulSet, PodGroup, ...; a
+    // ReplicaSet's Deployment) and the most pods it had bound at one instant, so one row stands
+    // for all its replicas.
+    std::string owner_kind;
+    int replicas = 0;
   };
   std::vector<Waster> top_teams, top_workloads;
+  // Queueing waste (free GPUs while pods waited for admission) charged to the teams whose pods
+  // waited, in proportion to their waiting GPUs in each frame: their queue's quota is what
+  // held the work back. Largest first.
+  struct QueueingTeam {
+    std::string team;
+    double gpu_hours = 0, usd = 0;
+    double waiting_gpu_hours = 0;  // GPUs of its pods waiting for admission x hours.
+    int peak_waiting_gpus = 0;
+    // The quota holding it, when the source knows it (a twin scenario): its queue and nominal
+    // GPU quota; -1 = unknown.
+    std::string cluster_queue;
+    int64_t quota_gpus = -1;
+  };
+  std::vector<QueueingTeam> queueing_by_team;
   struct GpuWaster {
     std::string hostname, uuid, model_name;
     double waste = 0, usd = 0;

@@ -118,6 +118,7 @@ Status FrameBuilder::Add(const Snapshot& snap) {
       m.workload = catalog_.InternName(WorkloadOf(p, attribution_));
       m.workload_class = catalog_.InternName(ClassOf(p, attribution_));
       m.product = p.gpu_product.empty() ? -1 : catalog_.InternName(p.gpu_product);
+      m.owner_kind = catalog_.InternName(OwnerKindOf(p));
       m.from_object = true;
     }
     if (p.node != m.node_name) {  // Pods rarely move: re-intern only on a change.
@@ -131,6 +132,7 @@ Status FrameBuilder::Add(const Snapshot& snap) {
     s.workload = m.workload;
     s.workload_class = m.workload_class;
     s.product = m.product;
+    s.owner_kind = m.owner_kind;
     s.gpus = p.gpus;
     s.phase = p.phase;
     s.wait = p.wait;

@@ -110,6 +110,7 @@ struct PodState {
   int32_t workload = -1;
   int32_t workload_class = -1;  // Right-sizing class (ClassOf), a name id.
   int32_t product = -1;         // Required product (nodeSelector); -1 = any.
+  int32_t owner_kind = -1;      // OwnerKindOf, a name id; -1 = no pod object.
   int gpus = 0;
   PodPhase phase = PodPhase::kRunning;
   PodWait wait = PodWait::kNone;
@@ -181,7 +182,7 @@ class FrameBuilder {
   std::vector<Slot> slots_;
   std::vector<uint32_t> gpu_stamp_, pod_stamp_;  // Frame number that last used each id.
   struct PodMeta {                               // Per pod id: attribution resolved once.
-    int32_t team = -1, workload = -1, workload_class = -1, product = -1;
+    int32_t team = -1, workload = -1, workload_class = -1, product = -1, owner_kind = -1;
     bool from_object = false;  // Else a default from the DCGM labels, replaced by an object.
     std::string node_name;     // The node it was last bound to, and its id.
     int32_t node = -1;

@@ -278,6 +278,12 @@ std::string WorkloadOf(const PodObject& pod, const Attribution& a) {
   return pod.namespace_name + "/" + name;
 }
 
+std::string OwnerKindOf(const PodObject& pod) {
+  if (pod.owner_kind.empty()) return "Pod";
+  if (pod.owner_kind == "ReplicaSet") return "Deployment";
+  return pod.owner_kind;
+}
+
 std::string ClassOf(const PodObject& pod, const Attribution& a) {
   if (auto it = pod.labels.find(a.class_label); it != pod.labels.end() && !it->second.empty())
     return TeamOf(pod, a) + "/" + it->second;

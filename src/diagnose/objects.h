@@ -74,5 +74,8 @@ std::string TeamOf(const PodObject& pod, const Attribution& a);
 std::string WorkloadOf(const PodObject& pod, const Attribution& a);
 // The right-sizing class: "team/<class label>", or the workload (WorkloadOf) without the label.
 std::string ClassOf(const PodObject& pod, const Attribution& a);
+// The kind of what owns the pod, as a diagnosis row names it: a ReplicaSet's pods belong to
+// their Deployment; a pod without a controller is its own ("Pod").
+std::string OwnerKindOf(const PodObject& pod);
 
 }  // namespace steward::diagnose

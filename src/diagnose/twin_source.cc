@@ -106,8 +106,15 @@ class TwinPods {
       o.labels = w.labels;  // Its generator's app.kubernetes.io/name among them.
       o.labels["team"] = s.teams[w.team].name;
       o.labels["steward.io/workload"] = w.name;
-      o.owner_kind = "Job";
-      o.owner_name = w.name;
+      // Owners as the Kubernetes front shows them (twin/pod_names.h): a service's ReplicaSet,
+      // a notebook's StatefulSet, any other workload's Job.
+      if (w.kind == model::WorkloadKind::kInference) {
+        o.owner_kind = "ReplicaSet";
+        o.owner_name = twin::ReplicaSetName(w);
+      } else {
+        o.owner_kind = w.kind == model::WorkloadKind::kNotebook ? "StatefulSet" : "Job";
+        o.owner_name = w.name;
+      }
       o.container = std::string(telemetry::ContainerOf(w, index));
       if (w.gpu_model >= 0) o.gpu_product = twin_.cluster().gpu_models()[w.gpu_model].product_label;
     }

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "model/text.h"
+#include "twin/compare_verdict.h"
 
 namespace steward::twin {
 namespace {
@@ -86,9 +87,23 @@ nlohmann::json CompareToJson(const ComparedRun& before, const ComparedRun& after
                 {"report", ToJson(r.report)}};
   };
   json delta = json::object();
-  for (const KpiDelta& k : CompareKpis(before.report, after.report))
-    delta[k.group][k.name] = R(k.delta(), 4);
-  return {{"before", side(before)}, {"after", side(after)}, {"delta", delta}};
+  const std::vector<KpiDelta> kpis = CompareKpis(before.report, after.report);
+  for (const KpiDelta& k : kpis) delta[k.group][k.name] = R(k.delta(), 4);
+  // Added next to `delta` (whose keys stay as they were): each changed KPI judged.
+  const Verdict v = JudgeKpis(kpis);
+  json judged = json::object();
+  for (const KpiDelta& k : kpis)
+    if (const int j = Judge(k); j != 0) judged[k.group][k.name] = j > 0 ? "better" : "worse";
+  return {{"before", side(before)},
+          {"after", side(after)},
+          {"delta", delta},
+          {"verdict",
+           {{"better", v.better},
+            {"worse", v.worse},
+            {"gains", v.gains},
+            {"costs", v.costs},
+            {"summary", v.summary},
+            {"by_kpi", judged}}}};
 }
 
 std::string CompareToText(const ComparedRun& before, const ComparedRun& after) {
@@ -98,19 +113,21 @@ std::string CompareToText(const ComparedRun& before, const ComparedRun& after) {
       before.label, before.scenario_file.empty() ? "(built-in)" : before.scenario_file,
       PolicyText(before), after.label,
       after.scenario_file.empty() ? "(built-in)" : after.scenario_file, PolicyText(after));
+  const std::vector<KpiDelta> kpis = CompareKpis(before.report, after.report);
+  out += "\n" + JudgeKpis(kpis).summary + "\n";
   std::string group;
-  for (const KpiDelta& k : CompareKpis(before.report, after.report)) {
+  for (const KpiDelta& k : kpis) {
     if (k.group != group) {
       group = k.group;
-      out += fmt::format("\n{:<34} {:>14} {:>14} {:>14}\n", group, before.label.substr(0, 14),
-                         after.label.substr(0, 14), "delta");
+      out += fmt::format("\n{:<34} {:>14} {:>14} {:>20}\n", group, before.label.substr(0, 14),
+                         after.label.substr(0, 14), "change");
     }
-    const bool ratio = k.group == "utilization";
-    auto v = [&](double x) {
-      return ratio ? fmt::format("{:.1f}%", 100 * x) : fmt::format("{:.1f}", x);
-    };
-    out += fmt::format("  {:<32} {:>14} {:>14} {:>14}\n", k.name, v(k.before), v(k.after),
-                       (k.delta() > 0 ? "+" : "") + v(k.delta()));
+    const int j = Judge(k);
+    out += fmt::format("  {:<32} {:>14} {:>14} {:>20}  {}\n", k.name, FormatValue(k, k.before),
+                       FormatValue(k, k.after), FormatDelta(k),
+                       j > 0   ? "better"
+                       : j < 0 ? "worse"
+                               : "");
   }
   return out;
 }
@@ -121,7 +138,8 @@ std::string CompareToHtml(const ComparedRun& before, const ComparedRun& after) {
       "<style>body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222}"
       "table{border-collapse:collapse;margin:8px 0 16px}td,th{padding:3px 10px;border-bottom:1px "
       "solid #ddd;text-align:right}td:first-child,th:first-child{text-align:left}"
-      "th.group{text-align:left;padding-top:12px}.up{color:#b22}.down{color:#262}"
+      "th.group{text-align:left;padding-top:12px}.bad{color:#b22}.good{color:#262}"
+      ".verdict{font-weight:600}"
       ".runs{display:flex;gap:12px}.runs div{flex:1}iframe{width:100%;height:2400px;"
       "border:1px solid #ccc}</style></head><body>\n<h1>Twin comparison</h1>\n";
   for (const ComparedRun* r : {&before, &after})
@@ -129,25 +147,26 @@ std::string CompareToHtml(const ComparedRun& before, const ComparedRun& after) {
                      model::HtmlEscape(r->label),
                      model::HtmlEscape(r->scenario_file.empty() ? "(built-in)" : r->scenario_file),
                      model::HtmlEscape(PolicyText(*r)));
-  h += fmt::format("<table><tr><th>KPI</th><th>{}</th><th>{}</th><th>delta</th></tr>\n",
+  const std::vector<KpiDelta> kpis = CompareKpis(before.report, after.report);
+  h += fmt::format("<p class='verdict'>{}</p>\n", model::HtmlEscape(JudgeKpis(kpis).summary));
+  h += fmt::format("<table><tr><th>KPI</th><th>{}</th><th>{}</th><th>change</th></tr>\n",
                    model::HtmlEscape(before.label), model::HtmlEscape(after.label));
   std::string group;
-  for (const KpiDelta& k : CompareKpis(before.report, after.report)) {
+  for (const KpiDelta& k : kpis) {
     if (k.group != group) {
       group = k.group;
       h +=
           fmt::format("<tr><th class='group' colspan='4'>{}</th></tr>\n", model::HtmlEscape(group));
     }
-    const bool ratio = k.group == "utilization";
-    auto v = [&](double x) {
-      return ratio ? fmt::format("{:.1f}%", 100 * x) : fmt::format("{:.1f}", x);
-    };
-    h += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td class='{}'>{}{}</td></tr>\n",
-                     model::HtmlEscape(k.name), v(k.before), v(k.after),
-                     k.delta() > 0   ? "up"
-                     : k.delta() < 0 ? "down"
-                                     : "",
-                     k.delta() > 0 ? "+" : "", v(k.delta()));
+    // Coloured by whether the change is good (green) or bad (red), not by its sign.
+    const int j = Judge(k);
+    h += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td class='{}'>{}</td></tr>\n",
+                     model::HtmlEscape(k.name), model::HtmlEscape(FormatValue(k, k.before)),
+                     model::HtmlEscape(FormatValue(k, k.after)),
+                     j > 0   ? "good"
+                     : j < 0 ? "bad"
+                             : "",
+                     model::HtmlEscape(FormatDelta(k)));
   }
   h += "</table>\n<div class='runs'>";
   for (const ComparedRun* r : {&before, &after})

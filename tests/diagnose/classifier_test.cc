@@ -433,3 +433,54 @@ TEST(ClassifierTest, RightSizingFromTheSameSeries) {
 
 }  // namespace
 }  // namespace steward::diagnose
+
+namespace steward::diagnose {
+namespace {
+
+TEST(ClassifierTest, QueueingIsChargedToTheWaitingTeamsByTheirWaitingGpus) {
+  // 7 GPUs free while pretraining waits with 6 GPUs and finetuning with 2 (8 waiting, all of
+  // them fit in the free total): queueing takes the 7 free GPUs for 0.5 h = 3.5 GPU-h, split
+  // 6/8 and 2/8: 2.625 and 0.875. Waited: 6 x 0.5 = 3 and 2 x 0.5 = 1 GPU-h.
+  auto frames = Frames(5, [](int) {
+    return TwoNodes({Pod("q6", "", 6, PodPhase::kPending, PodWait::kQueued, "pretraining"),
+                     Pod("q2", "", 2, PodPhase::kPending, PodWait::kQueued, "finetuning")});
+  });
+  const Diagnosis d = Diagnose(frames);
+  EXPECT_NEAR(Cause(d, "queueing"), 3.5, 1e-9);
+  ASSERT_EQ(d.queueing_by_team.size(), 2u);
+  EXPECT_EQ(d.queueing_by_team[0].team, "pretraining");
+  EXPECT_NEAR(d.queueing_by_team[0].gpu_hours, 2.625, 1e-9);
+  EXPECT_NEAR(d.queueing_by_team[0].waiting_gpu_hours, 3, 1e-9);
+  EXPECT_EQ(d.queueing_by_team[0].peak_waiting_gpus, 6);
+  EXPECT_EQ(d.queueing_by_team[1].team, "finetuning");
+  EXPECT_NEAR(d.queueing_by_team[1].gpu_hours, 0.875, 1e-9);
+  EXPECT_EQ(d.queueing_by_team[1].quota_gpus, -1);  // Unknown without a scenario.
+}
+
+TEST(ClassifierTest, AWorkloadRowNamesItsOwnerAndReplicas) {
+  // Three replicas of one Deployment (pods of ReplicaSet web-5d8f, no workload label) on one
+  // GPU each, then two: one row, owner Deployment, 3 replicas at most.
+  auto frames = Frames(4, [](int i) {
+    FrameInput f;
+    const int replicas = i < 2 ? 3 : 2;
+    for (int r = 0; r < 3; ++r) {
+      const std::string name = "web-5d8f-" + std::to_string(r);
+      f.gpus.push_back(Gpu("a", r, r < replicas ? name : "", 0.1, 20, 1000));
+      if (r >= replicas) continue;
+      PodObject p = Pod(name, "a", 1);
+      p.labels.erase("steward.io/workload");
+      p.owner_kind = "ReplicaSet";
+      p.owner_name = "web-5d8f";
+      f.pods.push_back(p);
+    }
+    return f;
+  });
+  const Diagnosis d = Diagnose(frames);
+  ASSERT_EQ(d.top_workloads.size(), 1u);
+  EXPECT_EQ(d.top_workloads[0].name, "ml/web");
+  EXPECT_EQ(d.top_workloads[0].owner_kind, "Deployment");
+  EXPECT_EQ(d.top_workloads[0].replicas, 3);
+}
+
+}  // namespace
+}  // namespace steward::diagnose

@@ -16,6 +16,7 @@ start_kube_twin() {
   local scenario=$1
   shift
   kc="$tmp/kubeconfig"
+  : >"$tmp/serve.log"  # Exists before the polling below reads it (the redirect is the child's).
   "$bin" serve "$scenario" --port 0 --kube-port 0 --kubeconfig-out "$kc" "$@" \
     >"$tmp/serve.log" 2>&1 &
   pids+=($!)
