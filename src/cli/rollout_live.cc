@@ -1,0 +1,89 @@
+#include "cli/rollout_live.h"
+
+#include <fmt/format.h>
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <thread>
+
+#include "cli/live_connect.h"
+#include "control/gated_control.h"
+#include "live/live_control.h"
+#include "rollout/engine.h"
+
+namespace steward::cli {
+namespace {
+
+std::atomic<bool> g_stop{false};
+
+}  // namespace
+
+int RunRolloutLive(const LiveRolloutFlags& f, const rollout::RolloutPlan& plan,
+                   const std::string& commit, rollout::RolloutStore* store) {
+  int code = 0;
+  LiveConnectOptions lo;
+  lo.kubeconfig = f.kubeconfig;
+  lo.context = f.context;
+  lo.sync_timeout = f.sync_timeout;
+  Result<LiveConnection> conn = ConnectLive(lo, &code);
+  if (!conn.ok()) {
+    fmt::print(stderr, "steward rollout run: {}\n", conn.status().ToString());
+    return code;
+  }
+  live::LiveClusterControl cluster(conn->client.get(), conn->cache.get(), {});
+  control::GateOptions go;
+  go.mode = f.apply ? control::GateOptions::Mode::kApply : control::GateOptions::Mode::kPlan;
+  go.on_record = [](const store::AuditRow& r) {
+    fmt::print("{}\n", AuditLine(r));
+    std::fflush(stdout);
+  };
+  control::GatedControl gate(cluster, nullptr, go);
+  // No node-agent signals here: XID and job-failure gates measure Errors (docs/rollout.md).
+  rollout::NoMetrics metrics;
+  // A dry run writes nothing, the state file included: the engine believes its planned
+  // actions happened, which only holds for the plan it prints.
+  rollout::RolloutEngine engine(plan, commit, gate, metrics, f.apply ? store : nullptr);
+  fmt::print(stderr, "steward rollout run: {} against {} ({} nodes)\n",
+             f.apply ? "APPLYING changes" : "dry run (plan only; --apply acts)",
+             conn->config.server, conn->cache->Nodes().size());
+  Status s = engine.Begin(rollout::RolloutEngine::Start::kResume);
+  if (!s.ok()) {
+    fmt::print(stderr, "steward rollout run: {}\n", s.ToString());
+    return 1;
+  }
+  std::signal(SIGINT, [](int) { g_stop = true; });
+  std::signal(SIGTERM, [](int) { g_stop = true; });
+  if (!f.apply) {
+    // Plan the steps that follow at once (until the engine waits on the cluster or a timer).
+    for (int i = 0; i < 50 && engine.Active(); ++i) {
+      const size_t before = engine.decisions().size();
+      s = engine.Step();
+      if (!s.ok() || engine.decisions().size() == before) break;
+    }
+  } else {
+    const double interval = f.interval > 0 ? f.interval : plan.tick.ToSeconds();
+    while (!g_stop && engine.Active() && s.ok()) {
+      s = engine.Step();
+      if (f.once) break;
+      for (double waited = 0; waited < interval && !g_stop; waited += 0.05)
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+  }
+  if (!s.ok()) {
+    fmt::print(stderr, "steward rollout run: {}\n", s.ToString());
+    return 1;
+  }
+  for (const rollout::Decision& d : engine.decisions())
+    fmt::print(stderr, "decision #{} {} {}: {} -> {} ({})\n", d.seq, d.kind, d.object,
+               d.from.empty() ? "\"\"" : d.from, d.to, d.reason);
+  const rollout::RolloutRun& run = engine.run();
+  fmt::print(stderr, "steward rollout run: {}{}; {} action(s) {}\n",
+             rollout::RolloutStateName(run.state),
+             run.reason.empty() ? "" : fmt::format(" ({})", run.reason), gate.recorded(),
+             f.apply ? "applied" : "planned");
+  return run.state == rollout::RolloutState::kFailed ? 1 : 0;
+}
+
+}  // namespace steward::cli

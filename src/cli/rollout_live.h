@@ -1,0 +1,26 @@
+// `steward rollout run PLAN --kubeconfig FILE [--apply]`: the rollout engine on a live cluster
+// through live::LiveClusterControl behind control::GatedControl, as `operate` runs its
+// controllers: without --apply every label change, cordon and eviction is a plan line and
+// nothing is written (not even the state file); with --apply the engine acts and keeps its
+// state in --state, resuming it after a crash.
+#pragma once
+
+#include <string>
+
+#include "rollout/plan.h"
+#include "rollout/rollout_store.h"
+
+namespace steward::cli {
+
+struct LiveRolloutFlags {
+  std::string kubeconfig, context;
+  bool apply = false, once = false;
+  double interval = 0;  // Seconds between steps; 0 = the plan's tick.
+  double sync_timeout = 60;
+};
+
+// Exit code: 0 done (or planned), 1 the rollout failed or an error, 2 configuration.
+int RunRolloutLive(const LiveRolloutFlags& flags, const rollout::RolloutPlan& plan,
+                   const std::string& commit, rollout::RolloutStore* store);
+
+}  // namespace steward::cli
