@@ -166,7 +166,7 @@ int RunOnTwin(const RunFlags& f, const rollout::RolloutPlan& plan, const std::st
 int RunRollout(const RunFlags& f) {
   Result<rollout::RolloutPlan> plan = rollout::LoadPlan(f.plan);
   if (!plan.ok()) {
-    fmt::print(stderr, "{}\n", plan.status().ToString());
+    fmt::print(stderr, "{}\n", plan.status().message());
     return kExitFailure;
   }
   const std::string commit = PlanCommit(f.plan);
@@ -247,7 +247,7 @@ void RegisterRolloutCommands(CLI::App& app) {
   validate->callback([plan_path] {
     Result<rollout::RolloutPlan> plan = rollout::LoadPlan(*plan_path);
     if (!plan.ok()) {
-      fmt::print(stderr, "{}\n", plan.status().ToString());
+      fmt::print(stderr, "{}\n", plan.status().message());
       Fail();
     }
     fmt::print("{}: ok: {} {} -> {}, {} batch(es), {} gate(s), maxParallel {}, maxUnavailable "
