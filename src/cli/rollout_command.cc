@@ -171,7 +171,8 @@ int RunRollout(const RunFlags& f) {
   }
   const std::string commit = PlanCommit(f.plan);
   std::unique_ptr<rollout::RolloutStore> store;
-  if (!f.state.empty()) {
+  // A dry run against a cluster writes nothing, not even the state file.
+  if (!f.state.empty() && (f.kubeconfig.empty() || f.apply)) {
     Result<std::unique_ptr<rollout::RolloutStore>> s = rollout::RolloutStore::Open(f.state);
     if (!s.ok()) {
       fmt::print(stderr, "steward rollout run: {}\n", s.status().ToString());

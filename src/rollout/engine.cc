@@ -361,8 +361,11 @@ void RolloutEngine::StartRollback(const std::string& why) {
 std::optional<double> RolloutEngine::Measure(const BatchRun& b, const GateRun& g) {
   const SimTime now = control_.Now();
   if (g.metric == "schedulable_gpus") {
+    // Of the batch's nodes the rollout found schedulable: a node an admin had cordoned before
+    // says nothing about the version.
     int capacity = 0, schedulable = 0;
     for (const std::string& name : b.nodes) {
+      if (run_.FindNode(name)->was_unschedulable) continue;
       std::optional<control::NodeInfo> info = control_.Node(name);
       if (!info) continue;
       capacity += info->gpu_capacity;
