@@ -27,8 +27,7 @@ Result<LiveConnection> ConnectLive(const LiveConnectOptions& o, int* exit_code) 
   live::ClusterCacheOptions cache_options;
   cache_options.events = o.events;
   STEWARD_ASSIGN_OR_RETURN(c.cache, live::ClusterCache::Start(c.client.get(), cache_options));
-  if (!c.cache->WaitForSync(
-          std::chrono::milliseconds(static_cast<int64_t>(o.sync_timeout * 1000))))
+  if (!c.cache->WaitForSync(std::chrono::milliseconds(static_cast<int64_t>(o.sync_timeout * 1000))))
     return Status::Unavailable(fmt::format("the cluster cache did not sync within {}s ({})",
                                            o.sync_timeout, c.config.server));
   *exit_code = 0;

@@ -173,8 +173,8 @@ int RunOperate(const OperateFlags& f) {
     o.gate.on_record = health->Counting(std::move(o.gate.on_record));
     health->SetLeaderCheck(o.gate.is_leader);
   }
-  Result<std::unique_ptr<operate::Operator>> op = operate::Operator::Create(
-      client, cache, prometheus ? &*prometheus : nullptr, audit.get(), o);
+  Result<std::unique_ptr<operate::Operator>> op =
+      operate::Operator::Create(client, cache, prometheus ? &*prometheus : nullptr, audit.get(), o);
   if (!op.ok()) {
     fmt::print(stderr, "steward operate: {}\n", op.status().ToString());
     return 1;
@@ -209,7 +209,7 @@ int RunOperate(const OperateFlags& f) {
   if (!(*op)->gate().log_status().ok())
     fmt::print(stderr, "steward operate: audit log: {}\n", (*op)->gate().log_status().ToString());
   if (elector) elector->Stop();  // Releases the Lease: another replica takes over at once.
-  return exit_code;  // The connection stops its cache.
+  return exit_code;              // The connection stops its cache.
 }
 
 int RunLog(const std::string& path, bool json) {

@@ -53,8 +53,9 @@ std::string PlanCommit(const std::string& plan_path) {
   };
   const std::string head = run(fmt::format("git -C {} rev-parse HEAD 2>/dev/null", quote(dir)));
   if (head.empty()) return "none";
-  const std::string dirty = run(fmt::format("git -C {} status --porcelain -- {} 2>/dev/null",
-                                            quote(dir), quote(std::filesystem::absolute(plan_path))));
+  const std::string dirty =
+      run(fmt::format("git -C {} status --porcelain -- {} 2>/dev/null", quote(dir),
+                      quote(std::filesystem::absolute(plan_path))));
   return dirty.empty() ? head : head + "+dirty";
 }
 
@@ -95,21 +96,19 @@ void PrintStatus(const rollout::RolloutRun& run, const std::vector<rollout::Deci
       const std::string value = g.measurements.empty() || !g.measurements.back().value
                                     ? "-"
                                     : fmt::format("{:.4g}", *g.measurements.back().value);
-      fmt::print("    gate {:<20} {:<12} {} = {} (success: {}; failure: {}; {} measured)\n",
-                 g.name, rollout::VerdictName(g.verdict), g.metric, value,
+      fmt::print("    gate {:<20} {:<12} {} = {} (success: {}; failure: {}; {} measured)\n", g.name,
+                 rollout::VerdictName(g.verdict), g.metric, value,
                  g.success_condition.empty() ? "-" : g.success_condition,
-                 g.failure_condition.empty() ? "-" : g.failure_condition,
-                 g.tally.measurements);
+                 g.failure_condition.empty() ? "-" : g.failure_condition, g.tally.measurements);
     }
   }
   const size_t from = decisions.size() > last_decisions ? decisions.size() - last_decisions : 0;
-  if (from < decisions.size()) fmt::print("decisions ({} of {}):\n", decisions.size() - from,
-                                          decisions.size());
+  if (from < decisions.size())
+    fmt::print("decisions ({} of {}):\n", decisions.size() - from, decisions.size());
   for (size_t i = from; i < decisions.size(); ++i) {
     const rollout::Decision& d = decisions[i];
-    fmt::print("  #{:<4} {:>8} {:<11} {:<24} {} -> {}: {}\n", d.seq, Hours(d.at), d.kind,
-               d.object, d.from.empty() ? "\"\"" : d.from, d.to.empty() ? "\"\"" : d.to,
-               d.reason);
+    fmt::print("  #{:<4} {:>8} {:<11} {:<24} {} -> {}: {}\n", d.seq, Hours(d.at), d.kind, d.object,
+               d.from.empty() ? "\"\"" : d.from, d.to.empty() ? "\"\"" : d.to, d.reason);
   }
 }
 
@@ -251,13 +250,14 @@ void RegisterRolloutCommands(CLI::App& app) {
       fmt::print(stderr, "{}\n", plan.status().message());
       Fail();
     }
-    fmt::print("{}: ok: {} {} -> {}, {} batch(es), {} gate(s), maxParallel {}, maxUnavailable "
-               "{}\n",
-               *plan_path, rollout::ComponentName(plan->component),
-               plan->previous_version.empty() ? "(each node's version)" : plan->previous_version,
-               plan->version, plan->batches.size(), plan->gates.size(), plan->max_parallel,
-               plan->max_unavailable > 0 ? std::to_string(plan->max_unavailable)
-                                         : fmt::format("{}%", plan->max_unavailable_percent));
+    fmt::print(
+        "{}: ok: {} {} -> {}, {} batch(es), {} gate(s), maxParallel {}, maxUnavailable "
+        "{}\n",
+        *plan_path, rollout::ComponentName(plan->component),
+        plan->previous_version.empty() ? "(each node's version)" : plan->previous_version,
+        plan->version, plan->batches.size(), plan->gates.size(), plan->max_parallel,
+        plan->max_unavailable > 0 ? std::to_string(plan->max_unavailable)
+                                  : fmt::format("{}%", plan->max_unavailable_percent));
   });
 
   auto f = std::make_shared<RunFlags>();

@@ -36,7 +36,7 @@ Result<std::vector<std::vector<std::string>>> SplitBatches(
     if (!b.nodes.empty()) {
       for (const std::string& name : b.nodes) {
         const bool target = std::any_of(targets.begin(), targets.end(),
-                                         [&](const auto& t) { return t.name == name; });
+                                        [&](const auto& t) { return t.name == name; });
         if (!target)
           return MakeInputError(plan.file, b.line, 0, fmt::format("batches.{}.nodes", b.name),
                                 fmt::format("node '{}' is not a target node", name));

@@ -32,9 +32,9 @@ Result<std::vector<std::vector<std::string>>> SplitBatches(
 bool Unavailable(const control::NodeInfo& node);
 
 struct Budget {
-  int total = 0;        // Target nodes.
-  int in_progress = 0;  // Nodes past upgrade-required and not yet done or failed.
-  int unavailable = 0;  // Unschedulable or NotReady targets, plus cordon-required ones.
+  int total = 0;         // Target nodes.
+  int in_progress = 0;   // Nodes past upgrade-required and not yet done or failed.
+  int unavailable = 0;   // Unschedulable or NotReady targets, plus cordon-required ones.
   int max_parallel = 1;  // 0 = no limit.
   int max_unavailable = 1;
 };

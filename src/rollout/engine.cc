@@ -29,9 +29,8 @@ std::string Minutes(SimDuration d) { return fmt::format("{:.0f} min", d.ToSecond
 
 }  // namespace
 
-RolloutEngine::RolloutEngine(RolloutPlan plan, std::string commit,
-                             control::ClusterControl& control, MetricSource& metrics,
-                             RolloutStore* store)
+RolloutEngine::RolloutEngine(RolloutPlan plan, std::string commit, control::ClusterControl& control,
+                             MetricSource& metrics, RolloutStore* store)
     : plan_(std::move(plan)),
       commit_(std::move(commit)),
       control_(control),
@@ -54,18 +53,16 @@ void RolloutEngine::Decide(std::string kind, std::string object, std::string fro
 }
 
 void RolloutEngine::SetNodeState(NodeRun& n, NodeState to, const std::string& why) {
-  Decide("node", n.name, std::string(NodeStateName(n.state)), std::string(NodeStateName(to)),
-         why);
+  Decide("node", n.name, std::string(NodeStateName(n.state)), std::string(NodeStateName(to)), why);
   n.state = to;
   n.since = control_.Now();
   const std::string reason = fmt::format("rollout {}: {}", plan_.name, why);
   // The label is the machine's visible state (as the driver upgrade controller's); a failure
   // to write it is retried by the next transition, the state itself is ours.
-  (void)control_.LabelNode(n.name, run_.state_label,
-                           to == NodeState::kUntouched
-                               ? std::nullopt
-                               : std::optional<std::string>(NodeStateName(to)),
-                           reason);
+  (void)control_.LabelNode(
+      n.name, run_.state_label,
+      to == NodeState::kUntouched ? std::nullopt : std::optional<std::string>(NodeStateName(to)),
+      reason);
 }
 
 void RolloutEngine::SetBatchState(BatchRun& b, BatchState to, const std::string& why) {
@@ -207,9 +204,9 @@ bool RolloutEngine::Drained(NodeRun& n, SimDuration timeout, NodeState on_timeou
   std::vector<control::PodInfo> pods = control_.PodsOnNode(n.name);
   if (pods.empty()) return true;
   if (control_.Now() - n.since >= timeout) {
-    SetNodeState(n, on_timeout,
-                 fmt::format("{} GPU pods still on the node after {}", pods.size(),
-                             Minutes(timeout)));
+    SetNodeState(
+        n, on_timeout,
+        fmt::format("{} GPU pods still on the node after {}", pods.size(), Minutes(timeout)));
     return false;
   }
   for (const control::PodInfo& p : pods) {
@@ -218,9 +215,9 @@ bool RolloutEngine::Drained(NodeRun& n, SimDuration timeout, NodeState on_timeou
     // Checkpoint-aware, as the remediation loop drains: a checkpointing job gets the time to
     // save; a budget's refusal (Unavailable) is retried on a later step.
     const SimDuration grace = p.can_checkpoint ? plan_.checkpoint_grace : plan_.eviction_grace;
-    const Status s = control_.Evict(
-        p.ref, grace, fmt::format("rollout {}: drain {} for {} {}", plan_.name, n.name,
-                                  run_.component, n.want_version));
+    const Status s = control_.Evict(p.ref, grace,
+                                    fmt::format("rollout {}: drain {} for {} {}", plan_.name,
+                                                n.name, run_.component, n.want_version));
     if (s.ok() || s.code() == Status::Code::kNotFound) evicted_.insert(key);
   }
   return false;
@@ -254,8 +251,8 @@ bool RolloutEngine::VersionApplied(NodeRun& n, bool* failed, std::string* why) {
 
 void RolloutEngine::StepNode(NodeRun& n) {
   const SimTime now = control_.Now();
-  const std::string reason = fmt::format("rollout {}: {} {}", plan_.name, run_.component,
-                                         n.want_version);
+  const std::string reason =
+      fmt::format("rollout {}: {} {}", plan_.name, run_.component, n.want_version);
   switch (n.state) {
     case NodeState::kCordonRequired: {
       std::optional<control::NodeInfo> info = control_.Node(n.name);
@@ -296,9 +293,9 @@ void RolloutEngine::StepNode(NodeRun& n) {
         n.on_target = false;
         run_.nodes_rolled_back += ++n.rollbacks == 1;
       }
-      SetNodeState(n, NodeState::kPodRestartRequired,
-                   fmt::format("no GPU pods left; {} set to {}", run_.version_label,
-                               n.want_version));
+      SetNodeState(
+          n, NodeState::kPodRestartRequired,
+          fmt::format("no GPU pods left; {} set to {}", run_.version_label, n.want_version));
       return;
     }
     case NodeState::kPodRestartRequired: {
@@ -352,8 +349,7 @@ void RolloutEngine::StartRollback(const std::string& why) {
       if (n.state != NodeState::kUpgradeDone && n.state != NodeState::kUpgradeFailed)
         SetNodeState(n, NodeState::kUncordonRequired, "rollback: its version never changed");
     } else {
-      SetNodeState(n, NodeState::kUpgradeRequired,
-                   fmt::format("rollback to {}", n.from_version));
+      SetNodeState(n, NodeState::kUpgradeRequired, fmt::format("rollback to {}", n.from_version));
     }
   }
 }
@@ -463,9 +459,9 @@ void RolloutEngine::StepBatch(BatchRun& b) {
       }
       const SimDuration soak = SoakOf(b);
       b.soak_until = now + soak;
-      SetBatchState(b, BatchState::kSoak,
-                    fmt::format("{} nodes upgraded, {} failed; soak {}", done, failed,
-                                Minutes(soak)));
+      SetBatchState(
+          b, BatchState::kSoak,
+          fmt::format("{} nodes upgraded, {} failed; soak {}", done, failed, Minutes(soak)));
       return;
     }
     case BatchState::kSoak:
@@ -525,9 +521,8 @@ Status RolloutEngine::Step() {
   if (!Active()) return Status::Ok();
   std::vector<NodeRun*> waiting;
   for (NodeRun& n : run_.nodes) {
-    const bool active = run_.rolling_back
-                            ? n.state != NodeState::kUntouched
-                            : n.batch == run_.current_batch;
+    const bool active =
+        run_.rolling_back ? n.state != NodeState::kUntouched : n.batch == run_.current_batch;
     if (!active) continue;
     if (n.state == NodeState::kUpgradeRequired)
       waiting.push_back(&n);
@@ -549,9 +544,9 @@ Status RolloutEngine::Step() {
       if (failed)
         SetRolloutState(RolloutState::kFailed, "rollback left nodes upgrade-failed");
       else
-        SetRolloutState(RolloutState::kRolledBack,
-                        fmt::format("{} nodes back on their previous version",
-                                    run_.nodes_rolled_back));
+        SetRolloutState(
+            RolloutState::kRolledBack,
+            fmt::format("{} nodes back on their previous version", run_.nodes_rolled_back));
     }
   } else {
     StepBatch(run_.batches[run_.current_batch]);

@@ -8,8 +8,10 @@ namespace steward::rollout {
 namespace {
 
 constexpr std::pair<Verdict, std::string_view> kVerdicts[] = {
-    {Verdict::kRunning, "running"},           {Verdict::kSuccessful, "successful"},
-    {Verdict::kFailed, "failed"},             {Verdict::kInconclusive, "inconclusive"},
+    {Verdict::kRunning, "running"},
+    {Verdict::kSuccessful, "successful"},
+    {Verdict::kFailed, "failed"},
+    {Verdict::kInconclusive, "inconclusive"},
     {Verdict::kError, "error"}};
 
 std::string_view Trim(std::string_view s) {
@@ -76,8 +78,8 @@ Result<bool> EvaluateCondition(std::string_view condition, double result) {
     while (true) {
       const size_t amp = group.find("&&", g);
       STEWARD_ASSIGN_OR_RETURN(
-          bool c, Comparison(group.substr(g, amp == std::string_view::npos ? amp : amp - g),
-                             result));
+          bool c,
+          Comparison(group.substr(g, amp == std::string_view::npos ? amp : amp - g), result));
       all = all && c;
       if (amp == std::string_view::npos) break;
       g = amp + 2;

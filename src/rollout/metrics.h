@@ -24,18 +24,15 @@ class MetricSource {
   // XIDs the node's GPUs logged in [from, to); nullopt = no XID source.
   virtual std::optional<double> Xids(const std::string& node, SimTime from, SimTime to) = 0;
   // Jobs on `nodes` that failed in [from, to) over jobs that ran there; nullopt = no source.
-  virtual std::optional<double> JobFailureRate(const std::vector<std::string>& nodes,
-                                               SimTime from, SimTime to) = 0;
+  virtual std::optional<double> JobFailureRate(const std::vector<std::string>& nodes, SimTime from,
+                                               SimTime to) = 0;
 };
 
 // No node-agent signals (a live cluster without Prometheus): both metrics are Errors.
 class NoMetrics final : public MetricSource {
  public:
-  std::optional<double> Xids(const std::string&, SimTime, SimTime) override {
-    return std::nullopt;
-  }
-  std::optional<double> JobFailureRate(const std::vector<std::string>&, SimTime,
-                                       SimTime) override {
+  std::optional<double> Xids(const std::string&, SimTime, SimTime) override { return std::nullopt; }
+  std::optional<double> JobFailureRate(const std::vector<std::string>&, SimTime, SimTime) override {
     return std::nullopt;
   }
 };

@@ -1,7 +1,5 @@
 #include "rollout/plan.h"
 
-#include "rollout/gate.h"
-
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
@@ -9,6 +7,8 @@
 #include <fstream>
 #include <set>
 #include <sstream>
+
+#include "rollout/gate.h"
 
 namespace steward::rollout {
 namespace {
@@ -101,10 +101,10 @@ Status CheckCondition(const Reader& r, const YAML::Node& n, const std::string& p
 }
 
 Status ParseGate(const Reader& r, const YAML::Node& n, const std::string& path, GateSpec* g) {
-  STEWARD_RETURN_IF_ERROR(r.Keys(n, path,
-                                 {"name", "metric", "successCondition", "failureCondition", "count",
-                                  "interval", "failureLimit", "inconclusiveLimit",
-                                  "consecutiveErrorLimit"}));
+  STEWARD_RETURN_IF_ERROR(
+      r.Keys(n, path,
+             {"name", "metric", "successCondition", "failureCondition", "count", "interval",
+              "failureLimit", "inconclusiveLimit", "consecutiveErrorLimit"}));
   g->line = n.Mark().line + 1;
   STEWARD_RETURN_IF_ERROR(r.Get(n, "name", path + ".name", &g->name));
   STEWARD_RETURN_IF_ERROR(r.Get(n, "metric", path + ".metric", &g->metric));
@@ -177,11 +177,24 @@ Result<SimDuration> ParsePlanDuration(const std::string& text) {
   double scale = 1;
   std::string number = text;
   switch (text.back()) {
-    case 's': scale = 1; number.pop_back(); break;
-    case 'm': scale = 60; number.pop_back(); break;
-    case 'h': scale = 3600; number.pop_back(); break;
-    case 'd': scale = 86400; number.pop_back(); break;
-    default: break;
+    case 's':
+      scale = 1;
+      number.pop_back();
+      break;
+    case 'm':
+      scale = 60;
+      number.pop_back();
+      break;
+    case 'h':
+      scale = 3600;
+      number.pop_back();
+      break;
+    case 'd':
+      scale = 86400;
+      number.pop_back();
+      break;
+    default:
+      break;
   }
   size_t used = 0;
   double v = 0;
@@ -207,12 +220,28 @@ Result<RolloutPlan> ParsePlan(const std::string& yaml_text, const std::string& f
   RolloutPlan p;
   p.file = file;
   STEWARD_RETURN_IF_ERROR(r.Keys(root, "",
-                                 {"apiVersion", "kind", "name", "component", "version",
-                                  "previousVersion", "scenario", "selector", "batches",
-                                  "maxParallel", "maxUnavailable", "soak", "tick", "restartTime",
-                                  "validationTimeout", "migPendingTimeout", "waitForJobsTimeout",
-                                  "podDeletionTimeout", "drainTimeout", "checkpointGrace",
-                                  "evictionGrace", "gates"}));
+                                 {"apiVersion",
+                                  "kind",
+                                  "name",
+                                  "component",
+                                  "version",
+                                  "previousVersion",
+                                  "scenario",
+                                  "selector",
+                                  "batches",
+                                  "maxParallel",
+                                  "maxUnavailable",
+                                  "soak",
+                                  "tick",
+                                  "restartTime",
+                                  "validationTimeout",
+                                  "migPendingTimeout",
+                                  "waitForJobsTimeout",
+                                  "podDeletionTimeout",
+                                  "drainTimeout",
+                                  "checkpointGrace",
+                                  "evictionGrace",
+                                  "gates"}));
   if (root["kind"] && root["kind"].as<std::string>() != "Rollout")
     return r.Error(root["kind"], "kind", "must be Rollout");
   STEWARD_RETURN_IF_ERROR(r.Get(root, "name", "name", &p.name));

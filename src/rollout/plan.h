@@ -25,12 +25,12 @@ std::string_view ComponentName(Component c);  // "driver", "toolkit", ..., "mig-
 // batch are never taken again.
 struct BatchSpec {
   std::string name;
-  std::vector<std::string> nodes;  // Explicit node names (canary nodes).
-  int size = 0;                    // Or N more nodes ...
-  double percent = 0;              // ... or P% of the selected nodes, rounded up ...
-  std::string rack;                // ... or the nodes of one rack (label steward.io/rack) ...
-  std::string pool;                // ... or of one pool (label steward.io/pool) ...
-  bool rest = false;               // ... or every node left.
+  std::vector<std::string> nodes;   // Explicit node names (canary nodes).
+  int size = 0;                     // Or N more nodes ...
+  double percent = 0;               // ... or P% of the selected nodes, rounded up ...
+  std::string rack;                 // ... or the nodes of one rack (label steward.io/rack) ...
+  std::string pool;                 // ... or of one pool (label steward.io/pool) ...
+  bool rest = false;                // ... or every node left.
   std::optional<SimDuration> soak;  // Default: the plan's soak.
   int line = 0;
 };
@@ -40,8 +40,8 @@ struct GateSpec {
   std::string name;
   std::string metric;  // schedulable_gpus | xid_rate_delta | job_failure_rate | validator_pass_rate
   std::string success_condition, failure_condition;  // "result >= 0.95"; "" = unset.
-  int count = 1;                                      // Measurements per batch.
-  SimDuration interval = Minutes(10);                 // Between measurements.
+  int count = 1;                                     // Measurements per batch.
+  SimDuration interval = Minutes(10);                // Between measurements.
   int failure_limit = 0, inconclusive_limit = 0, consecutive_error_limit = 4;
   int line = 0;
 };
@@ -60,15 +60,15 @@ struct RolloutPlan {
   int max_unavailable = 0;
   double max_unavailable_percent = 25;  // Used when max_unavailable is 0.
   SimDuration soak = Hours(1);
-  SimDuration tick = Minutes(1);                // How often the engine steps.
-  SimDuration restart_time = Minutes(5);        // The driver pod's restart (twin).
+  SimDuration tick = Minutes(1);                  // How often the engine steps.
+  SimDuration restart_time = Minutes(5);          // The driver pod's restart (twin).
   SimDuration validation_timeout = Seconds(600);  // validation-required -> upgrade-failed.
   SimDuration mig_pending_timeout = Minutes(15);  // mig.config.state pending -> failed.
   SimDuration wait_for_jobs_timeout = SimDuration::Micros(0);  // 0: evict at once.
-  SimDuration pod_deletion_timeout = Seconds(300);  // -> drain-required.
-  SimDuration drain_timeout = Seconds(1800);        // -> upgrade-failed.
-  SimDuration checkpoint_grace = Seconds(300);      // Eviction grace of checkpointing pods.
-  SimDuration eviction_grace = Seconds(30);         // ... of the others.
+  SimDuration pod_deletion_timeout = Seconds(300);             // -> drain-required.
+  SimDuration drain_timeout = Seconds(1800);                   // -> upgrade-failed.
+  SimDuration checkpoint_grace = Seconds(300);  // Eviction grace of checkpointing pods.
+  SimDuration eviction_grace = Seconds(30);     // ... of the others.
   std::vector<GateSpec> gates;
 
   // The label the component's version is selected by (an NVIDIADriver CR's nodeSelector for the

@@ -22,10 +22,9 @@ Result<std::string> Meta(store::SqliteDb& db, std::string_view key) {
 }
 
 Status SetMeta(store::SqliteDb& db, std::string_view key, const std::string& value) {
-  STEWARD_ASSIGN_OR_RETURN(
-      store::SqliteStmt s,
-      db.Prepare("INSERT INTO rollout_meta(key, value) VALUES(?1, ?2) "
-                 "ON CONFLICT(key) DO UPDATE SET value = excluded.value"));
+  STEWARD_ASSIGN_OR_RETURN(store::SqliteStmt s,
+                           db.Prepare("INSERT INTO rollout_meta(key, value) VALUES(?1, ?2) "
+                                      "ON CONFLICT(key) DO UPDATE SET value = excluded.value"));
   s.Bind(1, key).Bind(2, value);
   return s.Run();
 }
@@ -57,7 +56,8 @@ Result<std::optional<RolloutRun>> RolloutStore::Load() {
   STEWARD_ASSIGN_OR_RETURN(std::string text, Meta(*db_, "snapshot"));
   if (text.empty()) return std::optional<RolloutRun>();
   nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
-  if (j.is_discarded()) return Status::Corrupt(fmt::format("{}: snapshot is not JSON", db_->path()));
+  if (j.is_discarded())
+    return Status::Corrupt(fmt::format("{}: snapshot is not JSON", db_->path()));
   STEWARD_ASSIGN_OR_RETURN(RolloutRun run, RunFromJson(j));
   return std::optional<RolloutRun>(std::move(run));
 }

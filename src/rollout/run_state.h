@@ -62,14 +62,14 @@ struct NodeRun {
   std::string name;
   int batch = -1;
   NodeState state = NodeState::kUntouched;
-  SimTime since;                 // When it entered `state`.
-  std::string from_version;      // What it ran before the rollout touched it.
-  std::string want_version;      // What this pass installs (target, or from_version in rollback).
+  SimTime since;                   // When it entered `state`.
+  std::string from_version;        // What it ran before the rollout touched it.
+  std::string want_version;        // What this pass installs (target, or from_version in rollback).
   bool was_unschedulable = false;  // Cordoned before we touched it: we leave it cordoned.
   bool cordoned_by_us = false;
-  bool on_target = false;        // Its version label holds the plan's version now.
-  int upgrades = 0;              // Times its version label was set to the plan's version.
-  int rollbacks = 0;             // Times it was set back.
+  bool on_target = false;  // Its version label holds the plan's version now.
+  int upgrades = 0;        // Times its version label was set to the plan's version.
+  int rollbacks = 0;       // Times it was set back.
 };
 
 struct Measurement {

@@ -16,8 +16,8 @@ FaultInjector::FaultInjector(const FaultSpec& spec, const model::Cluster& cluste
   rate_per_hour_[kRackEvents] = spec.rack_events.per_rack_day / 24 * cluster.num_racks();
   batches_.resize(spec.driver_rollouts.size());
   for (size_t v = 0; v < spec.versions.size(); ++v)
-    rate_per_hour_[first_version_ + v] = spec.versions[v].extra_xids_per_gpu_hour *
-                                         cluster.total_gpus();
+    rate_per_hour_[first_version_ + v] =
+        spec.versions[v].extra_xids_per_gpu_hour * cluster.total_gpus();
 }
 
 void FaultInjector::SetBatch(int rollout, model::NodeId first, int count) {

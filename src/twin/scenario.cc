@@ -581,10 +581,11 @@ Status ParseFaults(const Reader& r, const YAML::Node& f, FaultSpec* out) {
       v.line = n.Mark().line + 1;
       STEWARD_RETURN_IF_ERROR(r.Get(n, "version", path, &v.version, true));
       if (v.version.empty()) return r.Error(n["version"], path + ".version", "must not be empty");
-      STEWARD_RETURN_IF_ERROR(r.Get(n, "extra_xids_per_gpu_hour", path, &v.extra_xids_per_gpu_hour));
+      STEWARD_RETURN_IF_ERROR(
+          r.Get(n, "extra_xids_per_gpu_hour", path, &v.extra_xids_per_gpu_hour));
       STEWARD_RETURN_IF_ERROR(Positive(r, n["extra_xids_per_gpu_hour"],
-                                       path + ".extra_xids_per_gpu_hour",
-                                       v.extra_xids_per_gpu_hour, true));
+                                       path + ".extra_xids_per_gpu_hour", v.extra_xids_per_gpu_hour,
+                                       true));
       if (n["xid"]) STEWARD_RETURN_IF_ERROR(ParseXid(r, n["xid"], path + ".xid", &v.xid));
       STEWARD_RETURN_IF_ERROR(r.Get(n, "advertises_gpus", path, &v.advertises_gpus));
       STEWARD_RETURN_IF_ERROR(r.Get(n, "mig_state", path, &v.mig_state));
@@ -681,11 +682,10 @@ Status ParseReclaim(const Reader& r, const YAML::Node& m, ReclaimSpec* out) {
 }
 
 Status ParseRoot(const Reader& r, const YAML::Node& root, Scenario* s) {
-  STEWARD_RETURN_IF_ERROR(
-      r.CheckKeys(root, "",
-                  {"name", "seed", "horizon_days", "sample_minutes", "cluster", "teams",
-                   "generators", "traces", "policies", "faults", "remediation", "reclaim",
-                   "tenancy"}));
+  STEWARD_RETURN_IF_ERROR(r.CheckKeys(
+      root, "",
+      {"name", "seed", "horizon_days", "sample_minutes", "cluster", "teams", "generators", "traces",
+       "policies", "faults", "remediation", "reclaim", "tenancy"}));
   STEWARD_RETURN_IF_ERROR(r.Get(root, "name", "", &s->name));
   STEWARD_RETURN_IF_ERROR(r.Get(root, "seed", "", &s->seed));
   STEWARD_RETURN_IF_ERROR(r.Get(root, "horizon_days", "", &s->horizon_days));

@@ -333,7 +333,7 @@ class Twin : private AdmissionHost, private TwinOps {
     int rollout = -1;           // Driver rollout the node is on (-1: the pool's driver).
     // faults.versions entries a rollout set on the node, by version label (twin_faults.cc).
     std::map<std::string, int> versions;
-    bool tainted = false;       // A NoSchedule/NoExecute taint the workloads do not tolerate.
+    bool tainted = false;  // A NoSchedule/NoExecute taint the workloads do not tolerate.
     SimTime out_since = SimTime::Never();  // Open fault episode (for MTTR).
   };
   enum class FaultSource : uint8_t { kRandom, kRack, kDriver, kScheduled, kInjected };

@@ -144,8 +144,7 @@ void Twin::OnFault(const Event& e) {
     // A rollout's extra faults only hit nodes still on its driver, a version's only nodes
     // running it (thinning: exact for a Poisson process whose rate drops when nodes leave).
     if (version >= 0) {
-      if (RunsVersion(n, version))
-        ApplyXid(n, cluster_.gpu(g).index, xid, FaultSource::kDriver);
+      if (RunsVersion(n, version)) ApplyXid(n, cluster_.gpu(g).index, xid, FaultSource::kDriver);
     } else if (rollout < 0 || nodes_[n].rollout == rollout)
       ApplyXid(n, cluster_.gpu(g).index, xid,
                rollout < 0 ? FaultSource::kRandom : FaultSource::kDriver);

@@ -22,8 +22,8 @@ TEST(rollout_SplitBatchesTest, ExplicitThenRackThenPercentThenRest) {
   RolloutPlan plan;
   BatchSpec canary, rack, percent, rest;
   canary.nodes = {"n05", "n01"};
-  rack.rack = "rack-1";      // n04..n07, minus n05 already taken.
-  percent.percent = 10;      // 10% of 16 = 1.6, rounded up: 2 nodes.
+  rack.rack = "rack-1";  // n04..n07, minus n05 already taken.
+  percent.percent = 10;  // 10% of 16 = 1.6, rounded up: 2 nodes.
   rest.rest = true;
   plan.batches = {canary, rack, percent, rest};
   Result<std::vector<std::vector<std::string>>> b = SplitBatches(plan, Nodes(16));
@@ -64,13 +64,13 @@ TEST(rollout_UpgradeSlotsTest, GpuOperatorBudget) {
   b.in_progress = 1;
   EXPECT_EQ(UpgradeSlots(b), 0);  // One at a time.
   b.in_progress = 0;
-  b.max_parallel = 0;             // Unlimited parallelism: maxUnavailable bounds it.
+  b.max_parallel = 0;  // Unlimited parallelism: maxUnavailable bounds it.
   EXPECT_EQ(UpgradeSlots(b), 4);
-  b.unavailable = 3;              // 3 already cordoned or NotReady: 1 more may start.
+  b.unavailable = 3;  // 3 already cordoned or NotReady: 1 more may start.
   EXPECT_EQ(UpgradeSlots(b), 1);
-  b.unavailable = 4;              // At the budget: the rollout waits.
+  b.unavailable = 4;  // At the budget: the rollout waits.
   EXPECT_EQ(UpgradeSlots(b), 0);
-  RolloutPlan plan;               // 25% of 16 rounds to 4; of 10 rounds up to 3.
+  RolloutPlan plan;  // 25% of 16 rounds to 4; of 10 rounds up to 3.
   EXPECT_EQ(plan.MaxUnavailable(16), 4);
   EXPECT_EQ(plan.MaxUnavailable(10), 3);
 }

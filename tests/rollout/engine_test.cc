@@ -22,8 +22,7 @@ class FixedMetrics final : public MetricSource {
   std::optional<double> Xids(const std::string& node, SimTime, SimTime) override {
     return bad_nodes.count(node) ? xids_per_node : 0.0;
   }
-  std::optional<double> JobFailureRate(const std::vector<std::string>&, SimTime,
-                                       SimTime) override {
+  std::optional<double> JobFailureRate(const std::vector<std::string>&, SimTime, SimTime) override {
     return 0.0;
   }
 };

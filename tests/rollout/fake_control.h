@@ -25,7 +25,8 @@ class FakeControl final : public control::ClusterControl {
   std::vector<Eviction> evictions;
   std::vector<std::string> actions;  // "cordon n", "uncordon n", "label n k=v".
 
-  void AddNode(const std::string& name, int gpus = 8, std::map<std::string, std::string> labels = {}) {
+  void AddNode(const std::string& name, int gpus = 8,
+               std::map<std::string, std::string> labels = {}) {
     control::NodeInfo n;
     n.name = name;
     n.gpu_capacity = n.gpu_allocatable = gpus;

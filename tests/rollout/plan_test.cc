@@ -51,17 +51,15 @@ TEST(rollout_PlanTest, ErrorsNameFileLineField) {
     Result<RolloutPlan> p = ParsePlan(text, "plan.yaml");
     return p.ok() ? std::string("ok") : p.status().message();
   };
-  EXPECT_NE(error("component: driver", "component: kernel").find("plan.yaml:3"),
-            std::string::npos);
+  EXPECT_NE(error("component: driver", "component: kernel").find("plan.yaml:3"), std::string::npos);
   EXPECT_NE(error("maxUnavailable: 25%", "maxUnavailable: 125%").find("plan.yaml:7"),
             std::string::npos);
-  EXPECT_NE(error("{name: rest, rest: true}", "{name: rest, size: 2, rest: true}")
-                .find("batches[1]"),
-            std::string::npos);
+  EXPECT_NE(
+      error("{name: rest, rest: true}", "{name: rest, size: 2, rest: true}").find("batches[1]"),
+      std::string::npos);
   EXPECT_NE(error("metric: xid_rate_delta", "metric: temperature").find("gates[0].metric"),
             std::string::npos);
-  EXPECT_NE(error("\"result > 2\"", "\"result >> 2\"").find("failureCondition"),
-            std::string::npos);
+  EXPECT_NE(error("\"result > 2\"", "\"result >> 2\"").find("failureCondition"), std::string::npos);
   EXPECT_NE(error("interval: 15m", "interval: soon").find("plan.yaml:18"), std::string::npos);
   EXPECT_NE(error("soak: 2h", "soak: 2h\nsurprise: 1").find("surprise"), std::string::npos);
 }
