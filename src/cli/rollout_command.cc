@@ -30,7 +30,15 @@ struct RunFlags {
   double interval = 0;  // Live: seconds between steps (0: the plan's tick).
   double sync_timeout = 60;
   bool once = false;
+  bool resume = false, abort = false;
+  std::string why = "approved on the command line";
 };
+
+std::optional<rollout::RolloutEngine::Answer> AnswerOf(const RunFlags& f) {
+  if (f.resume) return rollout::RolloutEngine::Answer::kResume;
+  if (f.abort) return rollout::RolloutEngine::Answer::kAbort;
+  return std::nullopt;
+}
 
 // The plan's Git commit: HEAD of the repository holding it, "none" outside Git. A plan edited
 // since HEAD is marked "+dirty", so an audit row never claims a commit it does not match.
@@ -138,6 +146,7 @@ int RunOnTwin(const RunFlags& f, const rollout::RolloutPlan& plan, const std::st
     return kExitFailure;
   }
   auto* r = static_cast<rollout::TwinRollout*>(*added);
+  r->set_answer(AnswerOf(f), f.why);
   const SimTime horizon = twin.horizon();
   SimTime t = twin.now();
   while (r->status().ok() && r->engine()->Active() && t < horizon) {
@@ -187,6 +196,8 @@ int RunRollout(const RunFlags& f) {
     lf.interval = f.interval;
     lf.sync_timeout = f.sync_timeout;
     lf.once = f.once;
+    lf.answer = AnswerOf(f);
+    lf.why = f.why;
     return RunRolloutLive(lf, *plan, commit, store.get());
   }
   if (f.apply) {
@@ -277,6 +288,10 @@ void RegisterRolloutCommands(CLI::App& app) {
                   "Live: seconds between engine steps (default: the plan's tick)");
   run->add_option("--sync-timeout", f->sync_timeout, "Live: seconds to wait for the cache");
   run->add_flag("--once", f->once, "Live: one engine step, then exit");
+  auto* resume = run->add_flag("--resume", f->resume,
+                               "A paused rollout (inconclusive gate): accept the batch, go on");
+  run->add_flag("--abort", f->abort, "A paused rollout: roll back")->excludes(resume);
+  run->add_option("--why", f->why, "Why (--resume/--abort), recorded with the decision");
   run->callback([f] {
     const int code = RunRollout(*f);
     if (code != 0) Fail(code);

@@ -53,6 +53,12 @@ int RunRolloutLive(const LiveRolloutFlags& f, const rollout::RolloutPlan& plan,
     fmt::print(stderr, "steward rollout run: {}\n", s.ToString());
     return 1;
   }
+  if (f.answer && f.apply && engine.run().state == rollout::RolloutState::kPaused)
+    s = engine.AnswerPause(*f.answer, f.why);
+  if (!s.ok()) {
+    fmt::print(stderr, "steward rollout run: {}\n", s.ToString());
+    return 1;
+  }
   std::signal(SIGINT, [](int) { g_stop = true; });
   std::signal(SIGTERM, [](int) { g_stop = true; });
   if (!f.apply) {

@@ -5,8 +5,10 @@
 // state in --state, resuming it after a crash.
 #pragma once
 
+#include <optional>
 #include <string>
 
+#include "rollout/engine.h"
 #include "rollout/plan.h"
 #include "rollout/rollout_store.h"
 
@@ -17,6 +19,9 @@ struct LiveRolloutFlags {
   bool apply = false, once = false;
   double interval = 0;  // Seconds between steps; 0 = the plan's tick.
   double sync_timeout = 60;
+  // The answer to a paused rollout (--resume / --abort; with --apply only).
+  std::optional<rollout::RolloutEngine::Answer> answer;
+  std::string why;
 };
 
 // Exit code: 0 done (or planned), 1 the rollout failed or an error, 2 configuration.

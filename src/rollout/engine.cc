@@ -499,22 +499,47 @@ void RolloutEngine::StepBatch(BatchRun& b) {
         return;
       }
       SetBatchState(b, BatchState::kDone, "every gate passed");
-      if (run_.current_batch + 1 >= static_cast<int>(run_.batches.size())) {
-        SetRolloutState(RolloutState::kSucceeded,
-                        fmt::format("{} nodes on {}", run_.nodes_upgraded, run_.version));
-        return;
-      }
-      BatchRun& next = run_.batches[++run_.current_batch];
-      next.started = now;
-      SetBatchState(next, BatchState::kPromote, fmt::format("batch {} passed", b.name));
-      for (const std::string& name : next.nodes)
-        SetNodeState(*run_.FindNode(name), NodeState::kUpgradeRequired,
-                     fmt::format("in batch {}", next.name));
+      Promote(b);
       return;
     }
     default:
       return;
   }
+}
+
+void RolloutEngine::Promote(BatchRun& passed) {
+  if (run_.current_batch + 1 >= static_cast<int>(run_.batches.size())) {
+    SetRolloutState(RolloutState::kSucceeded,
+                    fmt::format("{} nodes on {}", run_.nodes_upgraded, run_.version));
+    return;
+  }
+  BatchRun& next = run_.batches[++run_.current_batch];
+  next.started = control_.Now();
+  SetBatchState(next, BatchState::kPromote, fmt::format("batch {} passed", passed.name));
+  for (const std::string& name : next.nodes)
+    SetNodeState(*run_.FindNode(name), NodeState::kUpgradeRequired,
+                 fmt::format("in batch {}", next.name));
+}
+
+Status RolloutEngine::AnswerPause(Answer answer, const std::string& why) {
+  if (run_.state != RolloutState::kPaused)
+    return Status::FailedPrecondition(
+        fmt::format("rollout {} is {}, not paused", run_.plan_name, RolloutStateName(run_.state)));
+  BatchRun& b = run_.batches[run_.current_batch];
+  const bool resume = answer == Answer::kResume;
+  SetRolloutState(RolloutState::kRunning,
+                  fmt::format("{} by a human: {}", resume ? "resumed" : "aborted", why));
+  if (resume) {
+    SetBatchState(b, BatchState::kDone, "a human accepted the inconclusive gates");
+    Promote(b);
+  } else {
+    SetBatchState(b, BatchState::kAbort, "a human aborted after the inconclusive gates");
+    StartRollback(fmt::format("batch {} aborted by a human", b.name));
+  }
+  run_.updated = control_.Now();
+  if (store_ != nullptr) return store_->Commit(run_, std::exchange(pending_, {}));
+  pending_.clear();
+  return Status::Ok();
 }
 
 Status RolloutEngine::Step() {

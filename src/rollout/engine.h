@@ -49,6 +49,11 @@ class RolloutEngine {
   };
   // Starts a new run (selects targets and batches) or resumes the one in the store.
   Status Begin(Start start = Start::kResume);
+  // A human's answer to a pause (an inconclusive gate): kResume accepts the batch and promotes
+  // the next one, kAbort rolls back. Recorded as a decision with `why`, committed at once.
+  // FailedPrecondition unless the rollout is paused.
+  enum class Answer : uint8_t { kResume, kAbort };
+  Status AnswerPause(Answer answer, const std::string& why);
   // One pass (above). Errors are the store's or a broken invariant; the run stops on them.
   Status Step();
   // Running (not paused or finished).
@@ -77,6 +82,7 @@ class RolloutEngine {
   int Unavailable() const;
 
   void StepBatch(BatchRun& b);
+  void Promote(BatchRun& passed);
   SimDuration SoakOf(const BatchRun& b) const;
   void MeasureGates(BatchRun& b);
   std::optional<double> Measure(const BatchRun& b, const GateRun& g);

@@ -120,6 +120,17 @@ Status RolloutStore::Commit(const RolloutRun& run, const std::vector<Decision>& 
   return tx.Commit();
 }
 
+Result<std::optional<Decision>> RolloutStore::DecisionAt(int64_t seq) {
+  STEWARD_ASSIGN_OR_RETURN(
+      store::SqliteStmt s,
+      db_->Prepare("SELECT seq, at_us, plan_commit, kind, object, from_state, to_state, reason "
+                   "FROM rollout_decisions WHERE seq = ?1"));
+  s.Bind(1, seq);
+  STEWARD_ASSIGN_OR_RETURN(bool row, s.Step());
+  if (!row) return std::optional<Decision>();
+  return std::optional<Decision>(ReadDecision(s));
+}
+
 Result<std::vector<Decision>> RolloutStore::Decisions() {
   STEWARD_ASSIGN_OR_RETURN(
       store::SqliteStmt s,

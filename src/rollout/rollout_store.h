@@ -36,6 +36,8 @@ class RolloutStore {
 
   Status Commit(const RolloutRun& run, const std::vector<Decision>& decisions);
   Result<std::vector<Decision>> Decisions();
+  // The logged decision `seq`, if any.
+  Result<std::optional<Decision>> DecisionAt(int64_t seq);
   // Decisions already in the log (the replay boundary).
   Result<int64_t> Logged();
 

@@ -36,6 +36,30 @@ void TwinRollout::OnWake(SimTime now) {
   ++steps_;
   status_ = engine_->Step();
   next_step_ = now + plan_.tick;
+  if (status_.ok() && engine_->run().state == RolloutState::kPaused) AnswerPause();
+}
+
+// A replay gives a pause the answer the log holds (a human's, from an earlier run); past the
+// log, the one asked for on the command line, if any.
+void TwinRollout::AnswerPause() {
+  if (store_ != nullptr) {
+    Result<std::optional<Decision>> logged = store_->DecisionAt(engine_->run().decisions);
+    if (!logged.ok()) {
+      status_ = logged.status();
+      return;
+    }
+    if (*logged && (*logged)->kind == "rollout" && (*logged)->from == "paused") {
+      const std::string& reason = (*logged)->reason;
+      const size_t colon = reason.find(": ");
+      status_ = engine_->AnswerPause(reason.starts_with("resumed") ? RolloutEngine::Answer::kResume
+                                                                   : RolloutEngine::Answer::kAbort,
+                                     colon == std::string::npos ? "" : reason.substr(colon + 2));
+      return;
+    }
+  }
+  // The command line's answer is for the first pause past the log only (the one a human saw).
+  if (!answer_) return;
+  status_ = engine_->AnswerPause(*std::exchange(answer_, std::nullopt), answer_why_);
 }
 
 SimTime TwinRollout::NextDeadline() const {

@@ -31,6 +31,12 @@ class TwinRollout final : public twin::TwinController, public MetricSource {
   TwinRollout(RolloutPlan plan, std::string commit, RolloutStore* store)
       : plan_(std::move(plan)), commit_(std::move(commit)), store_(store) {}
 
+  // The answer to give a pause the log does not answer yet (`rollout run --resume|--abort`).
+  void set_answer(std::optional<RolloutEngine::Answer> answer, std::string why) {
+    answer_ = answer;
+    answer_why_ = std::move(why);
+  }
+
   std::string_view Name() const override { return "rollout"; }
   Status Attach(twin::TwinOps& ops) override;
   void OnSignal(const twin::TwinSignal& signal) override;
@@ -56,6 +62,9 @@ class TwinRollout final : public twin::TwinController, public MetricSource {
   std::unique_ptr<RolloutEngine> engine_;
   Status status_;
   int64_t steps_ = 0;
+  std::optional<RolloutEngine::Answer> answer_;
+  std::string answer_why_;
+  void AnswerPause();
   SimTime next_step_ = SimTime::Never();
   // By node name: times of XIDs, and of XIDs that stopped workloads.
   std::map<std::string, std::vector<SimTime>> xids_, job_failures_;

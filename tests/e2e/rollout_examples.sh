@@ -106,6 +106,33 @@ check(mig["version_label"] == "nvidia.com/mig.config", "mig: the MIG manager's l
 check(any("mig.config.state=success" in d["reason"] for d in mig["log"]), "mig: waited for success")
 PY
 
+# A human answers the pause: --abort rolls the canary back; --resume accepts it (the next batch
+# pauses again: the version is just as inconclusive there). The answer is logged, and a replay
+# on the same state repeats it without being asked again.
+cp "$tmp/inconclusive-driver.db" "$tmp/abort.db"
+"$bin" rollout run "$ex/inconclusive-driver.yaml" --state "$tmp/abort.db" --abort \
+  --why "too many XIDs for my taste" >/dev/null 2>&1 || fail "--abort"
+"$bin" rollout status --state "$tmp/abort.db" --json >"$tmp/abort.json"
+"$bin" rollout run "$ex/inconclusive-driver.yaml" --state "$tmp/inconclusive-driver.db" --resume \
+  >/dev/null 2>&1 || fail "--resume"
+"$bin" rollout status --state "$tmp/inconclusive-driver.db" --json >"$tmp/resume.json"
+"$bin" rollout run "$ex/inconclusive-driver.yaml" --state "$tmp/inconclusive-driver.db" \
+  >/dev/null 2>&1 || fail "replay after --resume"
+"$bin" rollout status --state "$tmp/inconclusive-driver.db" --json >"$tmp/resume-again.json"
+"$py" - "$tmp" <<'PY' || fail "answering a pause"
+import json, sys
+tmp = sys.argv[1]
+a = json.load(open(f"{tmp}/abort.json"))
+assert a["state"] == "rolled_back", a["state"]
+assert any(d["reason"] == "aborted by a human: too many XIDs for my taste" for d in a["log"])
+r = json.load(open(f"{tmp}/resume.json"))
+assert r["batches"][0]["state"] == "done", r["batches"][0]["state"]
+assert r["batches"][1]["state"] == "paused" and r["state"] == "paused", r["state"]
+assert sum(d["reason"].startswith("resumed by a human") for d in r["log"]) == 1
+again = json.load(open(f"{tmp}/resume-again.json"))
+assert again == r, "the replay did not repeat the human's answer"
+PY
+
 # Deterministic: the same plan and seed give the same status.
 "$bin" rollout run "$ex/bad-driver.yaml" --json >"$tmp/bad-again.json" 2>/dev/null ||
   fail "second run"

@@ -214,6 +214,40 @@ TEST_F(rollout_EngineTest, InconclusiveGatePauses) {
   EXPECT_EQ(StateOf(*e, "n0"), NodeState::kUpgradeDone);  // Nothing undone.
 }
 
+TEST_F(rollout_EngineTest, HumanAnswersAPause) {
+  metrics_.bad_nodes = {"n0"};
+  metrics_.xids_per_node = 1;
+  auto e = Start(Plan());
+  EXPECT_EQ(e->AnswerPause(RolloutEngine::Answer::kResume, "early").code(),
+            Status::Code::kFailedPrecondition);  // Not paused yet.
+  Tick(*e, 71);
+  ASSERT_EQ(e->run().state, RolloutState::kPaused);
+  ASSERT_TRUE(e->AnswerPause(RolloutEngine::Answer::kResume, "looked at the XIDs").ok());
+  EXPECT_EQ(e->run().state, RolloutState::kRunning);
+  EXPECT_EQ(e->run().batches[0].state, BatchState::kDone);
+  EXPECT_EQ(e->run().batches[1].state, BatchState::kPromote);
+  EXPECT_EQ(e->run().reason, "resumed by a human: looked at the XIDs");
+  EXPECT_EQ(StateOf(*e, "n1"), NodeState::kUpgradeRequired);
+
+  auto a = std::make_unique<FakeControl>();
+  FakeControl& c = *a;
+  for (int i = 0; i < 4; ++i) c.AddNode(fmt::format("n{}", i), 8, {{"pool", "a"}});
+  RolloutEngine aborted(Plan(), "abc123", c, metrics_, nullptr);
+  ASSERT_TRUE(aborted.Begin().ok());
+  for (int i = 0; i < 71; ++i) {
+    c.now = c.now + Minutes(1);
+    ASSERT_TRUE(aborted.Step().ok());
+  }
+  ASSERT_EQ(aborted.run().state, RolloutState::kPaused);
+  ASSERT_TRUE(aborted.AnswerPause(RolloutEngine::Answer::kAbort, "no").ok());
+  for (int i = 0; i < 30; ++i) {
+    c.now = c.now + Minutes(1);
+    ASSERT_TRUE(aborted.Step().ok());
+  }
+  EXPECT_EQ(aborted.run().state, RolloutState::kRolledBack);
+  EXPECT_EQ(c.LabelOf("n0", "steward.io/gpu-driver-version"), "550");
+}
+
 TEST_F(rollout_EngineTest, PassingGatePromotesAndSucceeds) {
   auto e = Start(Plan());
   Tick(*e, 71);
