@@ -576,9 +576,11 @@ Status RolloutEngine::Step() {
   } else {
     StepBatch(run_.batches[run_.current_batch]);
   }
+  const int seen_before = run_.max_unavailable_seen;
   run_.max_unavailable_seen = std::max(run_.max_unavailable_seen, Unavailable());
   run_.updated = control_.Now();
-  if (store_ != nullptr && !pending_.empty())
+  // A step that only saw more nodes unavailable is saved too (the budget's record).
+  if (store_ != nullptr && (!pending_.empty() || run_.max_unavailable_seen != seen_before))
     return store_->Commit(run_, std::exchange(pending_, {}));
   pending_.clear();
   return Status::Ok();
