@@ -191,7 +191,7 @@ void RolloutEngine::StartNodes(const std::vector<NodeRun*>& waiting) {
     const bool already = info->unschedulable;
     if (!already && slots <= 0) continue;
     if (!already) --slots;
-    n->was_unschedulable = already;
+    if (!n->cordoned_by_us) n->was_unschedulable = already;  // Not our own earlier cordon.
     SetNodeState(*n, NodeState::kCordonRequired,
                  already ? "already unschedulable: starts without a slot"
                          : fmt::format("a slot is free ({} in progress, {} of {} unavailable)",
@@ -345,9 +345,11 @@ void RolloutEngine::StartRollback(const std::string& why) {
     if (n.state == NodeState::kUpgradeRequired) {
       SetNodeState(n, NodeState::kUntouched, "rollback: never started");
     } else if (!n.on_target && n.upgrades == 0) {
-      // In flight but its version never changed: only the cordon is undone.
-      if (n.state != NodeState::kUpgradeDone && n.state != NodeState::kUpgradeFailed)
+      // Its version never changed (in flight, or failed draining): only our cordon is undone.
+      if (n.cordoned_by_us || InProgress(n.state))
         SetNodeState(n, NodeState::kUncordonRequired, "rollback: its version never changed");
+      else if (n.state == NodeState::kUpgradeFailed)
+        SetNodeState(n, NodeState::kUpgradeDone, "rollback: its version never changed");
     } else {
       SetNodeState(n, NodeState::kUpgradeRequired, fmt::format("rollback to {}", n.from_version));
     }

@@ -127,9 +127,18 @@ TEST_F(rollout_EngineTest, DrainIsCheckpointAwareAndTimesOut) {
   EXPECT_EQ(StateOf(*e, "n0"), NodeState::kDrainRequired);
   Tick(*e, 29);
   EXPECT_EQ(StateOf(*e, "n0"), NodeState::kDrainRequired);
-  Tick(*e);  // Drain timeout (30 min): upgrade-failed, the version never changed.
-  EXPECT_EQ(StateOf(*e, "n0"), NodeState::kUpgradeFailed);
+  Tick(*e);  // Drain timeout (30 min): upgrade-failed, the version never changed ...
+  EXPECT_TRUE(std::any_of(e->decisions().begin(), e->decisions().end(), [](const Decision& d) {
+    return d.object == "n0" && d.from == "drain-required" && d.to == "upgrade-failed";
+  }));
   EXPECT_EQ(control_.LabelOf("n0", "steward.io/gpu-driver-version"), "");
+  // ... the batch aborts (no validator gate): the rollback only undoes the cordon.
+  EXPECT_EQ(StateOf(*e, "n0"), NodeState::kUncordonRequired);
+  Tick(*e);
+  EXPECT_FALSE(control_.nodes["n0"].unschedulable);
+  Tick(*e);
+  EXPECT_EQ(e->run().state, RolloutState::kRolledBack);
+  EXPECT_EQ(e->run().nodes_rolled_back, 0);
 }
 
 TEST_F(rollout_EngineTest, DrainFinishesWhenPodsLeave) {
