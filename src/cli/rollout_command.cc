@@ -98,8 +98,14 @@ void PrintStatus(const rollout::RolloutRun& run, const std::vector<rollout::Deci
              run.nodes_upgraded, run.nodes_rolled_back, run.max_unavailable_seen,
              run.max_unavailable);
   for (const rollout::BatchRun& b : run.batches) {
-    fmt::print("  batch {:<12} {:<12} {} node(s): {}\n", b.name, rollout::BatchStateName(b.state),
-               b.nodes.size(), fmt::join(b.nodes, ", "));
+    // The first nodes of a big batch (all of them are in --json).
+    constexpr size_t kShown = 8;
+    const std::vector<std::string> shown(b.nodes.begin(),
+                                         b.nodes.begin() + std::min(kShown, b.nodes.size()));
+    fmt::print(
+        "  batch {:<12} {:<12} {} node(s): {}{}\n", b.name, rollout::BatchStateName(b.state),
+        b.nodes.size(), fmt::join(shown, ", "),
+        b.nodes.size() > kShown ? fmt::format(", ... ({} more)", b.nodes.size() - kShown) : "");
     for (const rollout::GateRun& g : b.gates) {
       const std::string value = g.measurements.empty() || !g.measurements.back().value
                                     ? "-"
