@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "cli/commands.h"
+#include "cli/prometheus_flags.h"
 #include "cli/rollout_live.h"
 #include "cli/twin_setup.h"
 #include "rollout/plan.h"
@@ -30,6 +31,7 @@ struct RunFlags {
   double interval = 0;  // Live: seconds between steps (0: the plan's tick).
   double sync_timeout = 60;
   bool once = false;
+  std::string prometheus, prometheus_config;
   bool resume = false, abort = false;
   std::string why = "approved on the command line";
 };
@@ -203,6 +205,8 @@ int RunRollout(const RunFlags& f) {
     lf.sync_timeout = f.sync_timeout;
     lf.once = f.once;
     lf.answer = AnswerOf(f);
+    lf.prometheus = f.prometheus;
+    lf.prometheus_config = f.prometheus_config;
     lf.why = f.why;
     return RunRolloutLive(lf, *plan, commit, store.get());
   }
@@ -294,6 +298,9 @@ void RegisterRolloutCommands(CLI::App& app) {
                   "Live: seconds between engine steps (default: the plan's tick)");
   run->add_option("--sync-timeout", f->sync_timeout, "Live: seconds to wait for the cache");
   run->add_flag("--once", f->once, "Live: one engine step, then exit");
+  run->add_option("--prometheus", f->prometheus,
+                  "Live: Prometheus with dcgm-exporter's XIDs (xid_rate_delta, job_failure_rate)");
+  AddPrometheusConfigFlag(run, &f->prometheus_config);
   auto* resume = run->add_flag("--resume", f->resume,
                                "A paused rollout (inconclusive gate): accept the batch, go on");
   run->add_flag("--abort", f->abort, "A paused rollout: roll back")->excludes(resume);

@@ -9,6 +9,8 @@
 #include <thread>
 
 #include "cli/live_connect.h"
+#include "cli/prometheus_flags.h"
+#include "cli/prometheus_xids.h"
 #include "control/gated_control.h"
 #include "live/live_control.h"
 #include "rollout/engine.h"
@@ -40,8 +42,31 @@ int RunRolloutLive(const LiveRolloutFlags& f, const rollout::RolloutPlan& plan,
     std::fflush(stdout);
   };
   control::GatedControl gate(cluster, nullptr, go);
-  // No node-agent signals here: XID and job-failure gates measure Errors (docs/rollout.md).
-  rollout::NoMetrics metrics;
+  // XIDs from Prometheus when given; otherwise XID and job-failure gates measure Errors.
+  rollout::NoMetrics no_metrics;
+  std::optional<telemetry::PrometheusClient> prometheus;
+  std::unique_ptr<PrometheusXids> xids;
+  if (!f.prometheus.empty()) {
+    Result<telemetry::PrometheusClientOptions> po =
+        LoadPrometheusClientOptions(f.prometheus_config, f.prometheus_timeout);
+    Result<telemetry::PrometheusClient> pc =
+        po.ok() ? telemetry::PrometheusClient::Create(f.prometheus, *po)
+                : Result<telemetry::PrometheusClient>(po.status());
+    if (!pc.ok()) {
+      fmt::print(stderr, "steward rollout run: {}\n", pc.status().ToString());
+      return 2;
+    }
+    prometheus = std::move(*pc);
+    xids = std::make_unique<PrometheusXids>(*prometheus, cluster);
+  }
+  rollout::MetricSource& metrics = xids ? static_cast<rollout::MetricSource&>(*xids) : no_metrics;
+  // Polled before every step; a failed query makes the XID gates measure Errors meanwhile.
+  auto poll = [&] {
+    if (!xids) return;
+    if (Status p = xids->Poll(cluster.Now()); !p.ok())
+      fmt::print(stderr, "steward rollout run: Prometheus: {}\n", p.ToString());
+  };
+  poll();
   // A dry run writes nothing, the state file included: the engine believes its planned
   // actions happened, which only holds for the plan it prints.
   rollout::RolloutEngine engine(plan, commit, gate, metrics, f.apply ? store : nullptr);
@@ -65,12 +90,14 @@ int RunRolloutLive(const LiveRolloutFlags& f, const rollout::RolloutPlan& plan,
     // Plan the steps that follow at once (until the engine waits on the cluster or a timer).
     for (int i = 0; i < 50 && engine.Active(); ++i) {
       const size_t before = engine.decisions().size();
+      poll();
       s = engine.Step();
       if (!s.ok() || engine.decisions().size() == before) break;
     }
   } else {
     const double interval = f.interval > 0 ? f.interval : plan.tick.ToSeconds();
     while (!g_stop && engine.Active() && s.ok()) {
+      poll();
       s = engine.Step();
       if (f.once) break;
       for (double waited = 0; waited < interval && !g_stop; waited += 0.05)

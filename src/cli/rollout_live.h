@@ -19,6 +19,9 @@ struct LiveRolloutFlags {
   bool apply = false, once = false;
   double interval = 0;  // Seconds between steps; 0 = the plan's tick.
   double sync_timeout = 60;
+  // XID and job-failure gates from Prometheus (DCGM_FI_DEV_XID_ERRORS); empty: none.
+  std::string prometheus, prometheus_config;
+  double prometheus_timeout = 10;
   // The answer to a paused rollout (--resume / --abort; with --apply only).
   std::optional<rollout::RolloutEngine::Answer> answer;
   std::string why;
