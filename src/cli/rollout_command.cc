@@ -30,6 +30,7 @@ struct RunFlags {
   double pace = 0;
   double interval = 0;  // Live: seconds between steps (0: the plan's tick).
   double sync_timeout = 60;
+  int max_evictions_per_minute = 20;
   bool once = false;
   std::string prometheus, prometheus_config;
   bool resume = false, abort = false;
@@ -206,6 +207,7 @@ int RunRollout(const RunFlags& f) {
     lf.once = f.once;
     lf.answer = AnswerOf(f);
     lf.prometheus = f.prometheus;
+    lf.max_evictions_per_minute = f.max_evictions_per_minute;
     lf.prometheus_config = f.prometheus_config;
     lf.why = f.why;
     return RunRolloutLive(lf, *plan, commit, store.get());
@@ -297,6 +299,8 @@ void RegisterRolloutCommands(CLI::App& app) {
   run->add_option("--interval", f->interval,
                   "Live: seconds between engine steps (default: the plan's tick)");
   run->add_option("--sync-timeout", f->sync_timeout, "Live: seconds to wait for the cache");
+  run->add_option("--max-evictions-per-minute", f->max_evictions_per_minute,
+                  "Live: the write gate's eviction cap (refused evictions are retried)");
   run->add_flag("--once", f->once, "Live: one engine step, then exit");
   run->add_option("--prometheus", f->prometheus,
                   "Live: Prometheus with dcgm-exporter's XIDs (xid_rate_delta, job_failure_rate)");

@@ -37,6 +37,7 @@ int RunRolloutLive(const LiveRolloutFlags& f, const rollout::RolloutPlan& plan,
   live::LiveClusterControl cluster(conn->client.get(), conn->cache.get(), {});
   control::GateOptions go;
   go.mode = f.apply ? control::GateOptions::Mode::kApply : control::GateOptions::Mode::kPlan;
+  go.max_evictions_per_minute = f.max_evictions_per_minute;
   go.on_record = [](const store::AuditRow& r) {
     fmt::print("{}\n", AuditLine(r));
     std::fflush(stdout);

@@ -19,6 +19,7 @@ struct LiveRolloutFlags {
   bool apply = false, once = false;
   double interval = 0;  // Seconds between steps; 0 = the plan's tick.
   double sync_timeout = 60;
+  int max_evictions_per_minute = 20;  // The write gate's cap (as `operate`).
   // XID and job-failure gates from Prometheus (DCGM_FI_DEV_XID_ERRORS); empty: none.
   std::string prometheus, prometheus_config;
   double prometheus_timeout = 10;

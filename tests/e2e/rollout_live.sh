@@ -75,7 +75,7 @@ grep -q "^decision" "$tmp/dry.err" || fail "no decisions printed"
 # --- Apply, with an admin-cordoned target -----------------------------------------------------
 k cordon h100-0002 >/dev/null
 "$bin" rollout run "$repo/plan.yaml" --kubeconfig "$kc" --apply --state "$tmp/live.db" \
-  --interval 0.2 >"$tmp/apply.out" 2>"$tmp/apply.err" &
+  --interval 0.2 --max-evictions-per-minute 200 >"$tmp/apply.out" 2>"$tmp/apply.err" &
 rollout_pid=$!
 pids+=("$rollout_pid")
 max_seen=0
@@ -119,7 +119,7 @@ git -C "$repo" revert --no-edit HEAD >/dev/null
 revert_commit=$(git -C "$repo" rev-parse HEAD)
 grep -q '^version: "550.90.07"' "$repo/plan.yaml" || fail "the revert did not restore the plan"
 "$bin" rollout run "$repo/plan.yaml" --kubeconfig "$kc" --apply --state "$tmp/live.db" \
-  --interval 0.2 >"$tmp/revert.out" 2>"$tmp/revert.err" ||
+  --interval 0.2 --max-evictions-per-minute 200 >"$tmp/revert.out" 2>"$tmp/revert.err" ||
   fail "rollout after the revert: $(tail -5 "$tmp/revert.err")"
 "$bin" rollout status --state "$tmp/live.db" --json >"$tmp/revert.json" || fail "status"
 "$py" - "$tmp/revert.json" "$upgrade_commit" "$revert_commit" <<'PY' || fail "revert status"
