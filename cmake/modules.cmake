@@ -8,6 +8,7 @@
 #   live, health, reclaim, telemetry, control <- operate <- cli (the controllers on a live cluster)
 #   live, health, telemetry, twin, govern <- snapshot <- cli (a live cluster as a twin scenario)
 #   live, audit <- audit_live <- cli (the tenancy audit of a live cluster)
+#   twin, control, store <- rollout <- cli (gated GPU-stack rollouts, twin and live)
 # Each module is declared once here with its DEPS; a module may exist before its code does.
 # Every module the CLI links is listed in STEWARD_CLI_DEPS.
 steward_module(model)
@@ -99,4 +100,7 @@ include(${PROJECT_SOURCE_DIR}/cmake/dashboard.cmake)
 # steward operate: the controllers on a live cluster (client, cache, gate, remediation, DCGM
 # signals from Prometheus).
 steward_module(operate DEPS live http health reclaim telemetry control store model)
-set(STEWARD_CLI_DEPS operate snapshot audit_live live kubefront server diagnose reclaim twin control audit place govern telemetry health cost store model)
+# Gated rollouts of GPU-stack changes (docs/rollout.md): the plan, the engine over
+# control::ClusterControl, its SQLite state, and the engine as a twin controller.
+steward_module(rollout DEPS twin control store model)
+set(STEWARD_CLI_DEPS rollout operate snapshot audit_live live kubefront server diagnose reclaim twin control audit place govern telemetry health cost store model)

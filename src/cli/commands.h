@@ -31,5 +31,7 @@ void RegisterServeCommands(CLI::App& app);
 void RegisterAuditCommands(CLI::App& app);
 // `operate` and `operate log` (cli/operate_command.cc).
 void RegisterOperateCommands(CLI::App& app);
+// `rollout validate|run|status` (cli/rollout_command.cc).
+void RegisterRolloutCommands(CLI::App& app);
 
 }  // namespace steward::cli

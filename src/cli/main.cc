@@ -25,6 +25,7 @@ int main(int argc, char** argv) {
   steward::cli::RegisterServeCommands(app);
   steward::cli::RegisterAuditCommands(app);
   steward::cli::RegisterOperateCommands(app);
+  steward::cli::RegisterRolloutCommands(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "cli/commands.h"
+#include "cli/live_connect.h"
 #include "cli/prometheus_flags.h"
 #include "live/cluster_cache.h"
 #include "live/kube_client.h"
@@ -24,28 +25,6 @@ namespace steward::cli {
 namespace {
 
 std::atomic<bool> g_stop{false};
-
-std::string IsoTime(int64_t micros) {
-  const std::time_t secs = static_cast<std::time_t>(micros / 1000000);
-  std::tm tm{};
-  gmtime_r(&secs, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
-// One line per action: "2026-12-04T15:40:00Z planned cordon node/gpu-7: schedulable ->
-// unschedulable (remediation: ...)".
-std::string Line(const store::AuditRow& r) {
-  std::string s = fmt::format("{} {} {} {}", IsoTime(r.at_micros), r.mode, r.action, r.object);
-  if (!r.before.empty())
-    s += fmt::format(": {} -> {}", r.before, r.after);
-  else if (!r.after.empty())
-    s += fmt::format(": {}", r.after);
-  if (!r.reason.empty()) s += fmt::format(" ({})", r.reason);
-  if (!r.error.empty()) s += fmt::format(" error: {}", r.error);
-  return s;
-}
 
 struct OperateFlags {
   std::string kubeconfig, context, prometheus, prometheus_config, audit, state;
@@ -118,19 +97,6 @@ std::unique_ptr<operate::HealthEndpoint> StartHealth(const OperateFlags& f) {
 }
 
 int RunOperate(const OperateFlags& f) {
-  live::ConfigSources sources;
-  sources.kubeconfig = f.kubeconfig;
-  sources.context = f.context;
-  Result<live::RestConfig> config = live::ResolveRestConfig(sources);
-  if (!config.ok()) {
-    fmt::print(stderr, "steward operate: {}\n", config.status().ToString());
-    return 2;
-  }
-  Result<std::unique_ptr<live::KubeClient>> client = live::KubeClient::Create(*config);
-  if (!client.ok()) {
-    fmt::print(stderr, "steward operate: {}\n", client.status().ToString());
-    return 2;
-  }
   std::optional<telemetry::PrometheusClient> prometheus;
   if (!f.prometheus.empty()) {
     Result<telemetry::PrometheusClientOptions> po =
@@ -157,26 +123,25 @@ int RunOperate(const OperateFlags& f) {
   }
   std::unique_ptr<operate::HealthEndpoint> health = StartHealth(f);  // --health-port
   if (f.health_port > 0 && !health) return 2;
-  live::ClusterCacheOptions cache_options;
-  cache_options.events = false;  // Not needed by these controllers; the busiest resource.
-  Result<std::unique_ptr<live::ClusterCache>> cache =
-      live::ClusterCache::Start(client->get(), cache_options);
-  if (!cache.ok()) {
-    fmt::print(stderr, "steward operate: {}\n", cache.status().ToString());
-    return 1;
+  int connect_code = 0;
+  LiveConnectOptions lo;
+  lo.kubeconfig = f.kubeconfig;
+  lo.context = f.context;
+  lo.sync_timeout = f.sync_timeout;
+  Result<LiveConnection> conn = ConnectLive(lo, &connect_code);
+  if (!conn.ok()) {
+    fmt::print(stderr, "steward operate: {}\n", conn.status().ToString());
+    return connect_code;
   }
-  if (!(*cache)->WaitForSync(
-          std::chrono::milliseconds(static_cast<int64_t>(f.sync_timeout * 1000)))) {
-    fmt::print(stderr, "steward operate: the cluster cache did not sync within {}s ({})\n",
-               f.sync_timeout, (*config).server);
-    return 1;
-  }
+  const live::RestConfig& config = conn->config;
+  live::KubeClient* client = conn->client.get();
+  live::ClusterCache* cache = conn->cache.get();
   if (health) health->SetReady();
 
   std::unique_ptr<live::KubeClient> election_client;
   std::unique_ptr<live::LeaderElector> elector;
   if (f.leader_elect) {
-    Result<std::unique_ptr<live::LeaderElector>> e = StartElection(*config, f, &election_client);
+    Result<std::unique_ptr<live::LeaderElector>> e = StartElection(config, f, &election_client);
     if (!e.ok()) {
       fmt::print(stderr, "steward operate: leader election: {}\n", e.status().ToString());
       return 2;
@@ -196,7 +161,7 @@ int RunOperate(const OperateFlags& f) {
   o.server_dry_run = f.server_dry_run && !f.apply;
   o.gate.max_evictions_per_minute = f.max_evictions_per_minute;
   o.gate.on_record = [](const store::AuditRow& r) {
-    fmt::print("{}\n", Line(r));
+    fmt::print("{}\n", AuditLine(r));
     std::fflush(stdout);
   };
   o.state_db = f.state;
@@ -236,8 +201,8 @@ int RunOperate(const OperateFlags& f) {
     o.gate.on_record = health->Counting(std::move(o.gate.on_record));
     health->SetLeaderCheck(o.gate.is_leader);
   }
-  Result<std::unique_ptr<operate::Operator>> op = operate::Operator::Create(
-      client->get(), cache->get(), prometheus ? &*prometheus : nullptr, audit.get(), o);
+  Result<std::unique_ptr<operate::Operator>> op =
+      operate::Operator::Create(client, cache, prometheus ? &*prometheus : nullptr, audit.get(), o);
   if (!op.ok()) {
     fmt::print(stderr, "steward operate: {}\n", op.status().ToString());
     return 1;
@@ -246,7 +211,7 @@ int RunOperate(const OperateFlags& f) {
              f.apply            ? "APPLYING changes"
              : f.server_dry_run ? "server-side dry run"
                                 : "dry run (plan only; --apply acts)",
-             (*config).server, (*cache)->Nodes().size(),
+             config.server, cache->Nodes().size(),
              prometheus ? fmt::format(", DCGM from {}", prometheus->url())
                         : ", no Prometheus (no XID signals)");
   std::signal(SIGINT, [](int) { g_stop = true; });
@@ -273,8 +238,7 @@ int RunOperate(const OperateFlags& f) {
   if (!(*op)->gate().log_status().ok())
     fmt::print(stderr, "steward operate: audit log: {}\n", (*op)->gate().log_status().ToString());
   if (elector) elector->Stop();  // Releases the Lease: another replica takes over at once.
-  (*cache)->Stop();
-  return exit_code;
+  return exit_code;              // The connection stops its cache.
 }
 
 int RunLog(const std::string& path, bool json) {
@@ -302,7 +266,7 @@ int RunLog(const std::string& path, bool json) {
                      {"error", r.error}});
     fmt::print("{}\n", out.dump(2));
   } else {
-    for (const store::AuditRow& r : *rows) fmt::print("{}\n", Line(r));
+    for (const store::AuditRow& r : *rows) fmt::print("{}\n", AuditLine(r));
   }
   return 0;
 }

@@ -6,7 +6,8 @@ namespace steward::twin {
 
 FaultInjector::FaultInjector(const FaultSpec& spec, const model::Cluster& cluster, uint64_t seed)
     : spec_(spec), cluster_(cluster) {
-  const int processes = kFirstRollout + static_cast<int>(spec.driver_rollouts.size());
+  first_version_ = kFirstRollout + static_cast<int>(spec.driver_rollouts.size());
+  const int processes = first_version_ + static_cast<int>(spec.versions.size());
   for (int p = 0; p < processes; ++p) rngs_.emplace_back(MixSeed(seed, 0xfa170 + p));
   for (const XidRateSpec& x : spec.xids) xid_rate_per_gpu_ += x.per_gpu_hour;
   rate_per_hour_.assign(processes, 0);
@@ -15,6 +16,9 @@ FaultInjector::FaultInjector(const FaultSpec& spec, const model::Cluster& cluste
   if (!spec.enabled) return;
   rate_per_hour_[kGpuXids] = xid_rate_per_gpu_ * cluster.total_gpus();
   rate_per_hour_[kRackEvents] = spec.rack_events.per_rack_day / 24 * cluster.num_racks();
+  for (size_t v = 0; v < spec.versions.size(); ++v)
+    rate_per_hour_[first_version_ + v] =
+        spec.versions[v].extra_xids_per_gpu_hour * cluster.total_gpus();
 }
 
 void FaultInjector::SetBatch(int rollout, model::NodeId first, int count) {
@@ -35,6 +39,7 @@ SimTime FaultInjector::Next(int process, SimTime now) {
 }
 
 int FaultInjector::DrawXid(int process) {
+  if (process >= first_version_) return spec_.versions[process - first_version_].xid;
   double u = rngs_[process].Uniform() * xid_rate_per_gpu_;
   for (const XidRateSpec& x : spec_.xids) {
     if (u < x.per_gpu_hour) return x.xid;
@@ -45,7 +50,7 @@ int FaultInjector::DrawXid(int process) {
 
 model::GpuId FaultInjector::DrawGpu(int process) {
   int first = 0, count = cluster_.total_gpus();
-  if (process >= kFirstRollout) {
+  if (process >= kFirstRollout && process < first_version_) {
     first = batches_[process - kFirstRollout].first_gpu;
     count = batches_[process - kFirstRollout].gpus;
   }

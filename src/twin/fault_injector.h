@@ -5,7 +5,10 @@
 //   process 1       rack events, per_rack_day x racks; the rack is drawn uniformly;
 //   process 2 + i   the extra XIDs of driver rollout i's batch, (multiplier - 1) x the per-GPU
 //                   XID rate x the batch's GPUs, from the rollout's time on; the GPU is drawn
-//                   uniformly in the batch (the twin skips nodes that left the bad driver).
+//                   uniformly in the batch (the twin skips nodes that left the bad driver);
+//   after those, one per listed version with extra XIDs: extra x the cluster's GPUs, the GPU
+//   drawn from the whole cluster (the twin keeps only faults on nodes running the version:
+//   thinning, exact for a Poisson process). None exist when no version is listed.
 // Each process has its own random stream (MixSeed of the scenario seed), so adding a rollout
 // never shifts the base faults. It only draws; the twin applies the faults.
 #pragma once
@@ -37,6 +40,11 @@ class FaultInjector {
   model::GpuId DrawGpu(int process);
   int DrawRack();
 
+  // The process of scenario version v (faults.versions[v]).
+  int VersionProcess(int v) const { return first_version_ + v; }
+  // The version index of process p, or -1 when p is not a version's.
+  int VersionOf(int p) const { return p >= first_version_ ? p - first_version_ : -1; }
+
   // Rollout i's batch of nodes: [first, first + count) (set by the twin, which resolves pools).
   void SetBatch(int rollout, model::NodeId first, int count);
   model::NodeId batch_first(int rollout) const { return batches_[rollout].first_node; }
@@ -55,6 +63,7 @@ class FaultInjector {
   std::vector<double> rate_per_hour_;  // Per process.
   double xid_rate_per_gpu_ = 0;        // Sum of the per-XID rates.
   std::vector<Batch> batches_;
+  int first_version_ = 0;
 };
 
 }  // namespace steward::twin

@@ -511,7 +511,7 @@ Status ParseXid(const Reader& r, const YAML::Node& n, const std::string& field, 
 Status ParseFaults(const Reader& r, const YAML::Node& f, FaultSpec* out) {
   STEWARD_RETURN_IF_ERROR(r.CheckKeys(f, "faults",
                                       {"enabled", "other_interruptions_per_gpu_hour", "xids",
-                                       "rack_events", "driver_rollouts", "scheduled"}));
+                                       "rack_events", "driver_rollouts", "versions", "scheduled"}));
   STEWARD_RETURN_IF_ERROR(r.Get(f, "enabled", "faults", &out->enabled));
   STEWARD_RETURN_IF_ERROR(r.Get(f, "other_interruptions_per_gpu_hour", "faults",
                                 &out->other_interruptions_per_gpu_hour));
@@ -568,6 +568,30 @@ Status ParseFaults(const Reader& r, const YAML::Node& f, FaultSpec* out) {
         return r.Error(n["xid_rate_multiplier"], path + ".xid_rate_multiplier", "must be >= 1");
       STEWARD_RETURN_IF_ERROR(r.Get(n, "advertises_gpus", path, &ro.advertises_gpus));
       out->driver_rollouts.push_back(std::move(ro));
+    }
+  }
+  if (YAML::Node d = f["versions"]) {
+    if (!d.IsSequence()) return r.Error(d, "faults.versions", "must be a list");
+    for (size_t i = 0; i < d.size(); ++i) {
+      const std::string path = fmt::format("faults.versions[{}]", i);
+      const YAML::Node n = d[i];
+      STEWARD_RETURN_IF_ERROR(r.CheckKeys(
+          n, path, {"version", "extra_xids_per_gpu_hour", "xid", "advertises_gpus", "mig_state"}));
+      VersionSpec v;
+      v.line = n.Mark().line + 1;
+      STEWARD_RETURN_IF_ERROR(r.Get(n, "version", path, &v.version, true));
+      if (v.version.empty()) return r.Error(n["version"], path + ".version", "must not be empty");
+      STEWARD_RETURN_IF_ERROR(
+          r.Get(n, "extra_xids_per_gpu_hour", path, &v.extra_xids_per_gpu_hour));
+      STEWARD_RETURN_IF_ERROR(Positive(r, n["extra_xids_per_gpu_hour"],
+                                       path + ".extra_xids_per_gpu_hour", v.extra_xids_per_gpu_hour,
+                                       true));
+      if (n["xid"]) STEWARD_RETURN_IF_ERROR(ParseXid(r, n["xid"], path + ".xid", &v.xid));
+      STEWARD_RETURN_IF_ERROR(r.Get(n, "advertises_gpus", path, &v.advertises_gpus));
+      STEWARD_RETURN_IF_ERROR(r.Get(n, "mig_state", path, &v.mig_state));
+      if (v.mig_state != "success" && v.mig_state != "pending" && v.mig_state != "failed")
+        return r.Error(n["mig_state"], path + ".mig_state", "must be success, pending or failed");
+      out->versions.push_back(std::move(v));
     }
   }
   if (YAML::Node d = f["scheduled"]) {
@@ -658,11 +682,10 @@ Status ParseReclaim(const Reader& r, const YAML::Node& m, ReclaimSpec* out) {
 }
 
 Status ParseRoot(const Reader& r, const YAML::Node& root, Scenario* s) {
-  STEWARD_RETURN_IF_ERROR(
-      r.CheckKeys(root, "",
-                  {"name", "seed", "horizon_days", "sample_minutes", "cluster", "teams",
-                   "generators", "traces", "policies", "faults", "remediation", "reclaim",
-                   "tenancy"}));
+  STEWARD_RETURN_IF_ERROR(r.CheckKeys(
+      root, "",
+      {"name", "seed", "horizon_days", "sample_minutes", "cluster", "teams", "generators", "traces",
+       "policies", "faults", "remediation", "reclaim", "tenancy"}));
   STEWARD_RETURN_IF_ERROR(r.Get(root, "name", "", &s->name));
   STEWARD_RETURN_IF_ERROR(r.Get(root, "seed", "", &s->seed));
   STEWARD_RETURN_IF_ERROR(r.Get(root, "horizon_days", "", &s->horizon_days));

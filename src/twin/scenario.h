@@ -188,6 +188,19 @@ struct DriverRolloutSpec {
   int line = 0;  // Where it was written, for errors found when the cluster is built.
 };
 
+// What a GPU-stack version (a driver, toolkit, device plugin or dcgm-exporter version, or a MIG
+// layout) does to the nodes that run it, once a rollout sets it (docs/rollout.md, "The twin"):
+// extra XIDs, GPUs the device plugin no longer advertises (validation fails), a MIG layout the
+// MIG manager leaves pending or failed. Versions not listed behave like the pool's.
+struct VersionSpec {
+  std::string version;
+  double extra_xids_per_gpu_hour = 0;  // On top of the base XID rates.
+  int xid = 13;                        // The XID those faults log.
+  bool advertises_gpus = true;
+  std::string mig_state = "success";  // For a MIG layout: success, pending or failed.
+  int line = 0;
+};
+
 // A fault at a fixed time: an XID on one GPU of a node (gpu -1 = every GPU), or a rack event.
 struct ScheduledFaultSpec {
   double at_hours = 0;
@@ -211,6 +224,7 @@ struct FaultSpec {
   // 35 of 419 (network switch/cable) as events on 4-node, 32-GPU racks.
   RackEventSpec rack_events{kLlama3InterruptionsPerGpuHour * 35.0 / 419 * 24 * 32, 74};
   std::vector<DriverRolloutSpec> driver_rollouts;
+  std::vector<VersionSpec> versions;
   std::vector<ScheduledFaultSpec> scheduled;
 
   // The GPU-related 58.7% split over the Llama 3 causes by XID (docs/calibration.md).

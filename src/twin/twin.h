@@ -334,7 +334,9 @@ class Twin : private AdmissionHost, private TwinOps {
   struct NodeFaults {
     bool gpus_missing = false;  // The device plugin advertises no GPUs.
     int rollout = -1;           // Driver rollout the node is on (-1: the pool's driver).
-    bool tainted = false;       // A NoSchedule/NoExecute taint the workloads do not tolerate.
+    // faults.versions entries a rollout set on the node, by version label (twin_faults.cc).
+    std::map<std::string, int> versions;
+    bool tainted = false;  // A NoSchedule/NoExecute taint the workloads do not tolerate.
     SimTime out_since = SimTime::Never();  // Open fault episode (for MTTR).
   };
   enum class FaultSource : uint8_t { kRandom, kRack, kDriver, kScheduled, kInjected };
@@ -351,6 +353,10 @@ class Twin : private AdmissionHost, private TwinOps {
   void ApplyRackEvent(int rack, int xid, FaultSource source);
   void SetGpuBroken(model::GpuId g, bool broken);
   void SetGpusMissing(model::NodeId n, bool missing);
+  // A rollout changed version labels of node n (`before` -> its labels now): what the new
+  // versions do (faults.versions) takes effect.
+  void ApplyVersionLabels(model::NodeId n, const std::map<std::string, std::string>& before);
+  bool RunsVersion(model::NodeId n, int version) const;
   // Re-derives the node's allocatable GPUs and schedulability, and opens or closes its fault
   // episode.
   void RefreshNode(model::NodeId n);

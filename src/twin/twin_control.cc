@@ -62,7 +62,9 @@ Status Twin::SetNodeCordoned(model::NodeId n, bool cordoned) {
 Status Twin::SetNodeLabels(model::NodeId n, std::map<std::string, std::string> labels) {
   if (n < 0 || n >= static_cast<model::NodeId>(cluster_.nodes().size()))
     return Status::NotFound(fmt::format("no node with id {}", n));
+  std::map<std::string, std::string> before = std::move(cluster_.mutable_node(n).labels);
   cluster_.mutable_node(n).labels = std::move(labels);
+  ApplyVersionLabels(n, before);
   return Status::Ok();
 }
 

@@ -118,6 +118,11 @@ Status Twin::SetUpFaults() {
     if (at <= horizon_)
       events_queue_.Push(at, EventKind::kXid, static_cast<int32_t>(planned_.size() - 1));
   }
+  for (size_t v = 0; v < spec.versions.size(); ++v) {
+    const int p = injector_->VersionProcess(static_cast<int>(v));
+    const SimTime next = injector_->Next(p, now_);
+    if (next <= horizon_) events_queue_.Push(next, EventKind::kFault, p);
+  }
   for (int p : {FaultInjector::kGpuXids, FaultInjector::kRackEvents}) {
     const SimTime next = injector_->Next(p, now_);
     if (next <= horizon_) events_queue_.Push(next, EventKind::kFault, p);
@@ -136,9 +141,12 @@ void Twin::OnFault(const Event& e) {
     const model::GpuId g = injector_->DrawGpu(p);
     const model::NodeId n = cluster_.gpu(g).node;
     const int rollout = p - FaultInjector::kFirstRollout;
-    // A rollout's extra faults only hit nodes still on its driver (thinning: exact for a
-    // Poisson process whose rate drops when nodes are re-imaged).
-    if (rollout < 0 || nodes_[n].rollout == rollout)
+    const int version = injector_->VersionOf(p);
+    // A rollout's extra faults only hit nodes still on its driver, a version's only nodes
+    // running it (thinning: exact for a Poisson process whose rate drops when nodes leave).
+    if (version >= 0) {
+      if (RunsVersion(n, version)) ApplyXid(n, cluster_.gpu(g).index, xid, FaultSource::kDriver);
+    } else if (rollout < 0 || nodes_[n].rollout == rollout)
       ApplyXid(n, cluster_.gpu(g).index, xid,
                rollout < 0 ? FaultSource::kRandom : FaultSource::kDriver);
   }
@@ -170,6 +178,57 @@ void Twin::OnRollout(const Event& e) {
   const int p = FaultInjector::kFirstRollout + i;
   const SimTime next = injector_->Next(p, now_);
   if (next <= horizon_) events_queue_.Push(next, EventKind::kFault, p);
+}
+
+bool Twin::RunsVersion(model::NodeId n, int version) const {
+  for (const auto& [label, v] : nodes_[n].versions)
+    if (v == version) return true;
+  return false;
+}
+
+void Twin::ApplyVersionLabels(model::NodeId n, const std::map<std::string, std::string>& before) {
+  // The labels a rollout sets (rollout/plan.h VersionLabel): the version selects the node's
+  // NVIDIADriver CR (or toolkit, device plugin, dcgm-exporter), or the MIG manager's layout.
+  static constexpr const char* kVersionLabels[] = {
+      "steward.io/gpu-driver-version", "steward.io/container-toolkit-version",
+      "steward.io/device-plugin-version", "steward.io/dcgm-exporter-version",
+      "nvidia.com/mig.config"};
+  model::Node& node = cluster_.mutable_node(n);
+  bool changed = false;
+  for (const char* key : kVersionLabels) {
+    auto now_it = node.labels.find(key);
+    auto was_it = before.find(key);
+    const std::string now_value = now_it == node.labels.end() ? "" : now_it->second;
+    const std::string was_value = was_it == before.end() ? "" : was_it->second;
+    if (now_value == was_value) continue;
+    changed = true;
+    nodes_[n].versions.erase(key);
+    const auto& versions = scenario_.faults.versions;
+    int index = -1;
+    for (size_t v = 0; v < versions.size(); ++v)
+      if (versions[v].version == now_value) index = static_cast<int>(v);
+    if (index >= 0) nodes_[n].versions[key] = index;
+    const std::string_view k(key);
+    if (k == "steward.io/gpu-driver-version" && !now_value.empty()) {
+      node.driver_version = now_value;
+      node.labels["nvidia.com/cuda.driver-version.full"] = now_value;
+    } else if (k == "steward.io/container-toolkit-version") {
+      node.toolkit_version = now_value;
+    } else if (k == "steward.io/device-plugin-version") {
+      node.device_plugin_version = now_value;
+    } else if (k == "nvidia.com/mig.config") {
+      // The MIG manager answers a new layout (mig-parted: pending, then success or failed;
+      // docs/rollout.md): at once in the twin, or stuck pending for a listed bad layout.
+      node.labels["nvidia.com/mig.config.state"] =
+          index >= 0 ? versions[index].mig_state : std::string("success");
+    }
+  }
+  if (!changed) return;
+  bool advertises = true;
+  for (const auto& [label, v] : nodes_[n].versions)
+    advertises = advertises && scenario_.faults.versions[v].advertises_gpus;
+  // A bad rollout of faults.driver_rollouts keeps its own missing GPUs until a repair.
+  if (nodes_[n].rollout < 0 || advertises == false) SetGpusMissing(n, !advertises);
 }
 
 // ---- Applying faults ---------------------------------------------------------------------

@@ -1,0 +1,87 @@
+#include "rollout/twin_rollout.h"
+
+#include <algorithm>
+
+#include "model/xid_catalog.h"
+
+namespace steward::rollout {
+namespace {
+
+int CountIn(const std::vector<SimTime>& times, SimTime from, SimTime to) {
+  return static_cast<int>(std::lower_bound(times.begin(), times.end(), to) -
+                          std::lower_bound(times.begin(), times.end(), from));
+}
+
+}  // namespace
+
+Status TwinRollout::Attach(twin::TwinOps& ops) {
+  ops_ = &ops;
+  control_ = std::make_unique<twin::TwinClusterControl>(ops);
+  engine_ = std::make_unique<RolloutEngine>(plan_, commit_, *control_, *this, store_);
+  status_ = engine_->Begin(RolloutEngine::Start::kReplay);
+  next_step_ = ops.Now() + plan_.tick;
+  return status_;
+}
+
+void TwinRollout::OnSignal(const twin::TwinSignal& s) {
+  if (s.kind != twin::TwinSignal::Kind::kXid) return;
+  const std::string& node = ops_->cluster().node(s.node).name;
+  xids_[node].push_back(s.at);
+  const model::XidEntry* e = model::XidCatalog::Builtin().Find(s.xid);
+  if (e != nullptr && e->action != model::XidAction::kNone) job_failures_[node].push_back(s.at);
+}
+
+void TwinRollout::OnWake(SimTime now) {
+  if (!status_.ok() || !engine_ || !engine_->Active() || now < next_step_) return;
+  ++steps_;
+  status_ = engine_->Step();
+  next_step_ = now + plan_.tick;
+  if (status_.ok() && engine_->run().state == RolloutState::kPaused) AnswerPause();
+}
+
+// A replay gives a pause the answer the log holds (a human's, from an earlier run); past the
+// log, the one asked for on the command line, if any.
+void TwinRollout::AnswerPause() {
+  if (store_ != nullptr) {
+    Result<std::optional<Decision>> logged = store_->DecisionAt(engine_->run().decisions);
+    if (!logged.ok()) {
+      status_ = logged.status();
+      return;
+    }
+    if (*logged && (*logged)->kind == "rollout" && (*logged)->from == "paused") {
+      const std::string& reason = (*logged)->reason;
+      const size_t colon = reason.find(": ");
+      status_ = engine_->AnswerPause(reason.starts_with("resumed") ? RolloutEngine::Answer::kResume
+                                                                   : RolloutEngine::Answer::kAbort,
+                                     colon == std::string::npos ? "" : reason.substr(colon + 2));
+      return;
+    }
+  }
+  // The command line's answer is for the first pause past the log only (the one a human saw).
+  if (!answer_) return;
+  status_ = engine_->AnswerPause(*std::exchange(answer_, std::nullopt), answer_why_);
+}
+
+SimTime TwinRollout::NextDeadline() const {
+  if (!status_.ok() || !engine_ || !engine_->Active()) return SimTime::Never();
+  return next_step_;
+}
+
+std::optional<double> TwinRollout::Xids(const std::string& node, SimTime from, SimTime to) {
+  auto it = xids_.find(node);
+  return it == xids_.end() ? 0.0 : CountIn(it->second, from, to);
+}
+
+std::optional<double> TwinRollout::JobFailureRate(const std::vector<std::string>& nodes,
+                                                  SimTime from, SimTime to) {
+  int failures = 0, jobs = 0;
+  for (const std::string& name : nodes) {
+    auto it = job_failures_.find(name);
+    if (it != job_failures_.end()) failures += CountIn(it->second, from, to);
+    jobs += static_cast<int>(control_->PodsOnNode(name).size());
+  }
+  if (failures + jobs == 0) return 0.0;
+  return static_cast<double>(failures) / (failures + jobs);
+}
+
+}  // namespace steward::rollout

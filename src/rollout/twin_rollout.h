@@ -1,0 +1,73 @@
+// TwinRollout: the rollout engine (engine.h) as a twin controller (twin/controller.h): it
+// steps the engine at the engine's deadlines on simulated time, acting through
+// twin::TwinClusterControl (the same ClusterControl interface the live cluster implements), and
+// is the engine's MetricSource from the twin's signals:
+//   Xids            XID signals of the node in the window;
+//   JobFailureRate  XIDs that stop workloads (catalog action other than none) on the nodes in
+//                   the window, over those plus the workloads holding GPUs there now.
+//
+//   auto* r = twin.AddController(std::make_unique<TwinRollout>(plan, commit, store.get()));
+//   twin.RunUntil(...);   // until !r->engine()->Active()
+//
+// Cost: one engine step per plan tick; signals O(1). Thread-safety: the twin's thread.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "rollout/engine.h"
+#include "twin/controller.h"
+#include "twin/twin_cluster_control.h"
+
+namespace steward::rollout {
+
+class TwinRollout final : public twin::TwinController, public MetricSource {
+ public:
+  // `store` may be null (nothing durable). A store holding a run of this plan is replayed: the
+  // twin re-runs from its start and the engine's decisions are checked against the log
+  // (rollout_store.h).
+  TwinRollout(RolloutPlan plan, std::string commit, RolloutStore* store)
+      : plan_(std::move(plan)), commit_(std::move(commit)), store_(store) {}
+
+  // The answer to give a pause the log does not answer yet (`rollout run --resume|--abort`).
+  void set_answer(std::optional<RolloutEngine::Answer> answer, std::string why) {
+    answer_ = answer;
+    answer_why_ = std::move(why);
+  }
+
+  std::string_view Name() const override { return "rollout"; }
+  Status Attach(twin::TwinOps& ops) override;
+  void OnSignal(const twin::TwinSignal& signal) override;
+  void OnWake(SimTime now) override;
+  SimTime NextDeadline() const override;
+  Status status() const override { return status_; }
+
+  std::optional<double> Xids(const std::string& node, SimTime from, SimTime to) override;
+  std::optional<double> JobFailureRate(const std::vector<std::string>& nodes, SimTime from,
+                                       SimTime to) override;
+
+  // Null until attached.
+  const RolloutEngine* engine() const { return engine_.get(); }
+  // Steps run so far (for pacing in the CLI).
+  int64_t steps() const { return steps_; }
+
+ private:
+  RolloutPlan plan_;
+  std::string commit_;
+  RolloutStore* store_;
+  twin::TwinOps* ops_ = nullptr;
+  std::unique_ptr<twin::TwinClusterControl> control_;
+  std::unique_ptr<RolloutEngine> engine_;
+  Status status_;
+  int64_t steps_ = 0;
+  std::optional<RolloutEngine::Answer> answer_;
+  std::string answer_why_;
+  void AnswerPause();
+  SimTime next_step_ = SimTime::Never();
+  // By node name: times of XIDs, and of XIDs that stopped workloads.
+  std::map<std::string, std::vector<SimTime>> xids_, job_failures_;
+};
+
+}  // namespace steward::rollout
