@@ -63,7 +63,7 @@ target_sources(steward_twin PRIVATE ${CMAKE_BINARY_DIR}/generated/default_scenar
 # versions, certificate verification messages).
 steward_module(telemetry DEPS twin model)
 target_link_libraries(steward_telemetry PUBLIC steward_httplib OpenSSL::SSL)
-steward_module(health DEPS control telemetry store model)
+steward_module(health DEPS control telemetry store kube model)
 # Idle reclaim: a twin controller (twin/controller.h), like the remediation loop in health.
 steward_module(reclaim DEPS twin model)
 steward_module(cost DEPS store model)

@@ -185,7 +185,8 @@ void Operator::CheckStack() {
   nlohmann::json list = {
       {"apiVersion", "v1"}, {"kind", "List"}, {"items", nlohmann::json::array()}};
   for (const kube::Node& n : cache_->Nodes()) list["items"].push_back(kube::ToJson(n));
-  Result<std::vector<health::NodeInfo>> nodes = health::ParseNodeList(list.dump(), "the cluster");
+  Result<std::vector<health::NodeInfo>> nodes =
+      health::ParseNodeList(list.dump(), "the cluster", {.allow_empty = true});
   if (!nodes.ok()) return Note(nodes.status());
   std::vector<health::StackFinding> findings;
   for (const health::StackCheck& check : health::StackChecks())
