@@ -3,7 +3,8 @@
 #   model <- store <- health, cost, cli (SQLite stores: remediation state, event log, ledger);
 #   twin <- reclaim <- cli; govern <- audit <- twin (tenancy findings of a scenario);
 #   model, store <- control <- twin, health, live (the controllers' one interface to a cluster)
-#   model <- http <- kube <- kubefront (the twin as a Kubernetes API), live (the client)
+#   model <- http <- kube <- kubefront (the twin as a Kubernetes API), live (the client), health
+#     (kubectl YAML node lists)
 #   live, health, telemetry, control <- operate <- cli (the controllers on a live cluster)
 #   live, health, twin, govern <- snapshot <- cli (a live cluster as a twin scenario)
 #   live, audit <- audit_live <- cli (the tenancy audit of a live cluster)
