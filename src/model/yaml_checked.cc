@@ -51,6 +51,24 @@ Result<double> ParseFiniteNumber(std::string_view text) {
   return v;
 }
 
+namespace {
+
+// `text` as a finite number with an integral value ("1.28e3"), for the integer parsers.
+Result<double> IntegralNumber(std::string_view text) {
+  Result<double> number = ParseFiniteNumber(text);
+  if (!number.ok()) {
+    // A word is "not an integer"; NaN, infinity and overflow keep their own reason.
+    if (number.status().message().find("cannot read") == std::string::npos) return number;
+    return Status::InvalidArgument(fmt::format("cannot read '{}' as an integer", text));
+  }
+  if (*number != std::floor(*number)) {
+    return Status::InvalidArgument(fmt::format("must be an integer (got '{}')", text));
+  }
+  return number;
+}
+
+}  // namespace
+
 Result<int64_t> ParseBoundedInteger(std::string_view text, int64_t min, int64_t max) {
   std::string_view t = Trim(text);
   if (!t.empty() && t.front() == '+') t.remove_prefix(1);
@@ -67,9 +85,7 @@ Result<int64_t> ParseBoundedInteger(std::string_view text, int64_t min, int64_t 
     if (ec == std::errc()) return v;
   }
   // "1.28e3": a number whose value is integral.
-  STEWARD_ASSIGN_OR_RETURN(double d, ParseFiniteNumber(text));
-  if (d != std::floor(d))
-    return Status::InvalidArgument(fmt::format("'{}' must be an integer", text));
+  STEWARD_ASSIGN_OR_RETURN(double d, IntegralNumber(text));
   // Doubles at 2^63 and beyond do not fit; below, the cast is exact for integral values.
   if (d < static_cast<double>(min) || d > static_cast<double>(max) || d >= 9.2233720368547758e18 ||
       d < -9.2233720368547758e18) {
@@ -98,9 +114,7 @@ Result<uint64_t> ParseBoundedUnsigned(std::string_view text, uint64_t max) {
     }
     if (ec == std::errc()) return v;
   }
-  STEWARD_ASSIGN_OR_RETURN(double d, ParseFiniteNumber(text));
-  if (d != std::floor(d))
-    return Status::InvalidArgument(fmt::format("'{}' must be an integer", text));
+  STEWARD_ASSIGN_OR_RETURN(double d, IntegralNumber(text));
   if (d < 0 || d >= 1.8446744073709552e19 || static_cast<uint64_t>(d) > max) {
     return Status::InvalidArgument(fmt::format("'{}' {}", text, range));
   }

@@ -179,7 +179,7 @@ Status Positive(const Reader& r, const YAML::Node& at, const std::string& field,
 }
 
 // A map of string labels (`key: value`), as Kubernetes labels.
-// A distribution of counts (pods, GPUs per pod, GPU milli) is sampled, rounded and stored as an
+// A distribution of counts (pods, GPUs per pod) is sampled, rounded and stored as an
 // int: every value it may take must be a whole number no larger than `limit`, or a count like
 // 4294967304 would wrap around to 8. Unbounded shapes (exponential, lognormal) are capped at
 // `limit` so no sample overflows.
@@ -270,7 +270,6 @@ Status ParseUsage(const Reader& r, const YAML::Node& n, const std::string& path,
 Status ParseSharing(const Reader& r, const YAML::Node& n, const std::string& path,
                     GeneratorSpec* g) {
   STEWARD_RETURN_IF_ERROR(r.Dist(n, "gpu_milli", path, &g->gpu_milli));
-  STEWARD_RETURN_IF_ERROR(CheckCountDist(r, n, "gpu_milli", path, 1000, &g->gpu_milli));
   const double milli = g->gpu_milli.Mean();
   if (milli < 1 || milli > 1000)
     return r.Error(n["gpu_milli"], path + ".gpu_milli", "must lie in [1, 1000]");
