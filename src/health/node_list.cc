@@ -195,6 +195,12 @@ Result<NodeInfo> ParseNode(const json& item, std::string_view doc_where, std::st
                                        where + ": status.capacity", &n.gpu_capacity));
   STEWARD_RETURN_IF_ERROR(GpuResources(status->value("allocatable", json()),
                                        where + ": status.allocatable", &n.gpu_allocatable));
+  if (n.gpu_allocatable > n.gpu_capacity) {
+    // The kubelet reports allocatable as capacity minus reservations: never more.
+    return Status::InvalidArgument(
+        fmt::format("{}: status.allocatable has {} GPUs, more than status.capacity's {}", where,
+                    n.gpu_allocatable, n.gpu_capacity));
+  }
   STEWARD_RETURN_IF_ERROR(Conditions(*status, where + ": status.conditions", n));
   return n;
 }
