@@ -1,6 +1,7 @@
-# Fuzzing (issue 16): libFuzzer targets over every parser of untrusted input, built with clang
-# when -DSTEWARD_FUZZ=ON. The whole build is then instrumented with AddressSanitizer and
-# UndefinedBehaviorSanitizer (any UB aborts), and CTest replays each seed corpus once
+# Fuzzing (issue 16): libFuzzer targets over every parser of untrusted input and the Kubernetes
+# API front's request handling, built with clang when -DSTEWARD_FUZZ=ON. The whole build is then
+# instrumented with AddressSanitizer and UndefinedBehaviorSanitizer (any UB aborts), and CTest
+# replays each seed corpus once
 # (fuzz.<target>: `-runs=0 tests/fuzz/corpus/<target>`). scripts/fuzz.sh runs every target for a
 # bounded time. Use a build directory of its own:
 #   CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DSTEWARD_FUZZ=ON
@@ -37,3 +38,4 @@ steward_fuzz_target(trace_csv twin)
 steward_fuzz_target(exposition telemetry)
 steward_fuzz_target(node_list health)
 steward_fuzz_target(pod_list diagnose)
+steward_fuzz_target(http_request kube)
