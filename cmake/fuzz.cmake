@@ -1,9 +1,8 @@
 # Fuzzing (issue 16): libFuzzer targets over every parser of untrusted input and the Kubernetes
 # API front's request handling, built with clang when -DSTEWARD_FUZZ=ON. The whole build is then
 # instrumented with AddressSanitizer and UndefinedBehaviorSanitizer (any UB aborts), and CTest
-# replays each seed corpus once
-# (fuzz.<target>: `-runs=0 tests/fuzz/corpus/<target>`). scripts/fuzz.sh runs every target for a
-# bounded time. Use a build directory of its own:
+# replays each seed corpus once (fuzz.<target>: `-runs=0 tests/fuzz/corpus/<target>`).
+# scripts/fuzz.sh runs every target for a bounded time. Use a build directory of its own:
 #   CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DSTEWARD_FUZZ=ON
 #   ninja -C build-fuzz fuzz_targets && ctest --test-dir build-fuzz -R '^fuzz\.'
 if(NOT STEWARD_FUZZ)
