@@ -12,7 +12,6 @@
 #include <sstream>
 
 #include "govern/policy_io.h"
-#include "model/text.h"
 #include "model/yaml_checked.h"
 
 namespace steward::govern {
@@ -792,12 +791,7 @@ bool IsListWrapper(const YAML::Node& doc) {
 }  // namespace
 
 Status ImportYaml(std::string_view text, std::string_view file, Policy* policy) {
-  std::vector<YAML::Node> docs;
-  try {
-    docs = YAML::LoadAll(model::NormalizeLineEndings(text));
-  } catch (const YAML::Exception& e) {
-    return MakeInputError(file, e.mark.line + 1, e.mark.column + 1, "yaml", e.msg);
-  }
+  STEWARD_ASSIGN_OR_RETURN(std::vector<YAML::Node> docs, model::LoadYamlDocuments(text, file));
   Parser parser(file, policy);
   size_t objects = 0;
   for (const auto& doc : docs) {

@@ -12,6 +12,7 @@
 #include "kube/json_decoder.h"
 #include "kube/yaml_json.h"
 #include "model/json_text.h"
+#include "model/yaml_checked.h"
 
 namespace steward::health {
 
@@ -244,13 +245,7 @@ bool LooksLikeJson(std::string_view text) {
 
 // The YAML documents of `text` as JSON (null documents, e.g. a trailing `---`, skipped).
 Result<std::vector<json>> YamlDocuments(std::string_view text, std::string_view source) {
-  std::vector<YAML::Node> docs;
-  try {
-    docs = YAML::LoadAll(std::string(text));
-  } catch (const YAML::Exception& e) {
-    return MakeInputError(source, e.mark.is_null() ? 0 : e.mark.line + 1,
-                          e.mark.is_null() ? 0 : e.mark.column + 1, "yaml", e.msg);
-  }
+  STEWARD_ASSIGN_OR_RETURN(std::vector<YAML::Node> docs, model::LoadYamlDocuments(text, source));
   std::vector<json> out;
   for (const YAML::Node& d : docs) {
     if (d.IsNull()) continue;

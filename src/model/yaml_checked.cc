@@ -1,12 +1,17 @@
 #include "model/yaml_checked.h"
 
 #include <fmt/format.h>
+#include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/parser.h>
 
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <set>
+#include <sstream>
 #include <vector>
+
+#include "model/text.h"
 
 namespace steward::model {
 namespace {
@@ -119,6 +124,51 @@ Result<uint64_t> ParseBoundedUnsigned(std::string_view text, uint64_t max) {
     return Status::InvalidArgument(fmt::format("'{}' {}", text, range));
   }
   return static_cast<uint64_t>(d);
+}
+
+namespace {
+
+// Events of a parse pass, kept only as far as the loop guard needs them.
+class DocumentStarts : public YAML::EventHandler {
+ public:
+  void OnDocumentStart(const YAML::Mark& mark) override { start = mark; }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                const std::string&) override {}
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                       YAML::EmitterStyle::value) override {}
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                  YAML::EmitterStyle::value) override {}
+  void OnMapEnd() override {}
+  YAML::Mark start;
+};
+
+}  // namespace
+
+Result<std::vector<YAML::Node>> LoadYamlDocuments(std::string_view text, std::string_view source) {
+  const std::string normalized = NormalizeLineEndings(text);
+  try {
+    std::istringstream in(normalized);
+    YAML::Parser parser(in);
+    DocumentStarts events;
+    int last_pos = -1;
+    // Each document consumes at least one character, so there are at most size + 1 of them.
+    for (size_t docs = 0; parser.HandleNextDocument(events); ++docs) {
+      if (events.start.pos <= last_pos || docs > normalized.size() + 1) {
+        return MakeInputError(source, events.start.line + 1, events.start.column + 1, "yaml",
+                              "unexpected character where a document should start (a stray ',' "
+                              "or flow indicator?)");
+      }
+      last_pos = events.start.pos;
+    }
+    return YAML::LoadAll(normalized);
+  } catch (const YAML::Exception& e) {
+    return MakeInputError(source, e.mark.is_null() ? 0 : e.mark.line + 1,
+                          e.mark.is_null() ? 0 : e.mark.column + 1, "yaml", e.msg);
+  }
 }
 
 Status CheckYamlDuplicateKeys(const YAML::Node& root, std::string_view source) {

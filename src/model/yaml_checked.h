@@ -17,6 +17,7 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <vector>
 
 #include "model/status.h"
 
@@ -50,6 +51,13 @@ Status ReadYamlNumber(const YAML::Node& n, T* out) {
   }
   return Status::Ok();
 }
+
+// Every YAML document of `text` (CR-only and CR LF line endings read as LF), like
+// YAML::LoadAll, but never hangs: yaml-cpp 0.7's LoadAll loops forever, allocating, on a stray
+// flow indicator at block level (`,` or `[a]\n,`), so a first pass over the parser's events
+// refuses a document that does not move the parser forward. Errors name `source`, line and
+// column. O(size) twice.
+Result<std::vector<YAML::Node>> LoadYamlDocuments(std::string_view text, std::string_view source);
 
 // The first mapping in `root` (at any depth) with a key twice, as an input error at the second
 // key's line and column of `source` naming the key; OK when there is none. O(nodes).

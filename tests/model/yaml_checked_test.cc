@@ -66,6 +66,23 @@ TEST(YamlCheckedTest, DuplicateKeysNamedWithTheirPosition) {
   EXPECT_THAT(nested.message(), HasSubstr("g:5:5: n: duplicate key"));
 }
 
+// yaml-cpp's LoadAll never returns on these (found by tests/fuzz/policy_yaml_fuzz.cc).
+TEST(YamlCheckedTest, StrayFlowIndicatorsAreErrorsNotHangs) {
+  for (const char* text : {",", ", x", ",\0\0", "[a, b]\n,", "a: 1\n---\n,\n"}) {
+    Result<std::vector<YAML::Node>> docs = LoadYamlDocuments(text, "f.yaml");
+    ASSERT_FALSE(docs.ok()) << text;
+    EXPECT_THAT(docs.status().message(), HasSubstr("f.yaml:")) << text;
+  }
+  Result<std::vector<YAML::Node>> ok = LoadYamlDocuments("a: 1\r---\rb: 2\r---\n", "f.yaml");
+  ASSERT_TRUE(ok.ok()) << ok.status().message();
+  ASSERT_EQ(ok->size(), 3u);  // The trailing `---` starts an empty (null) document.
+  EXPECT_EQ((*ok)[1]["b"].Scalar(), "2");
+  EXPECT_EQ((*ok)[1]["b"].Mark().line, 2);  // CR-only lines counted.
+  Result<std::vector<YAML::Node>> bad = LoadYamlDocuments("a: [1\n", "f.yaml");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(bad.status().message(), HasSubstr("f.yaml:2:"));
+}
+
 TEST(TextTest, LineEndingsNormalized) {
   EXPECT_EQ(NormalizeLineEndings("a\rb\r\nc\n\rd"), "a\nb\nc\n\nd");
   EXPECT_EQ(NormalizeLineEndings("plain\n"), "plain\n");
