@@ -366,12 +366,17 @@ void MigConfigMismatch(const std::vector<NodeInfo>& nodes, const StackHealthOpti
 
 const std::vector<StackCheck>& StackChecks() {
   static const std::vector<StackCheck> kChecks = {
-      {"device-plugin-down", DevicePluginDown},     {"gpus-unallocatable", GpusUnallocatable},
-      {"driver-version-drift", DriverDrift},        {"toolkit-version-drift", ToolkitDrift},
-      {"device-plugin-version-drift", PluginDrift}, {"missing-gfd-labels", MissingGfdLabels},
-      {"mig-config-mismatch", MigConfigMismatch},   {"node-not-ready", NodeNotReady},
-      {"node-lifecycle-taint", NodeLifecycleTaint}, {"gpu-condition", GpuCondition},
-      {"gpu-node-cordoned", GpuNodeCordoned},
+      {"device-plugin-down", DevicePluginDown},
+      {"gpus-unallocatable", GpusUnallocatable},
+      {"driver-version-drift", DriverDrift},
+      {"toolkit-version-drift", ToolkitDrift},
+      {"device-plugin-version-drift", PluginDrift},
+      {"missing-gfd-labels", MissingGfdLabels},
+      {"mig-config-mismatch", MigConfigMismatch},
+      {"node-not-ready", NodeNotReady, /*node_state=*/true},
+      {"node-lifecycle-taint", NodeLifecycleTaint, /*node_state=*/true},
+      {"gpu-condition", GpuCondition, /*node_state=*/true},
+      {"gpu-node-cordoned", GpuNodeCordoned, /*node_state=*/true},
   };
   return kChecks;
 }

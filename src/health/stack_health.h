@@ -90,6 +90,10 @@ using StackCheckFn = void (*)(const std::vector<NodeInfo>& nodes, const StackHea
 struct StackCheck {
   std::string_view name;
   StackCheckFn run;
+  // About the node's state (readiness, lifecycle taints, GPU conditions, cordon) rather than
+  // its GPU software stack. `steward operate` runs only the stack checks: its remediation loop
+  // acts on node state itself, and an Event per cordon it made would be noise.
+  bool node_state = false;
 };
 // Every check, in report order.
 const std::vector<StackCheck>& StackChecks();
