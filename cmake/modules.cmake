@@ -4,7 +4,8 @@
 #   twin, control, kube <- reclaim <- operate, cli (idle reclaim on the twin and live);
 #   govern <- audit <- twin (tenancy findings of a scenario);
 #   model, store <- control <- twin, health, live (the controllers' one interface to a cluster)
-#   model <- http <- kube <- kubefront (the twin as a Kubernetes API), live (the client)
+#   model <- http <- kube <- kubefront (the twin as a Kubernetes API), live (the client), health
+#     (kubectl YAML node lists)
 #   live, health, reclaim, telemetry, control <- operate <- cli (the controllers on a live cluster)
 #   live, health, telemetry, twin, govern <- snapshot <- cli (a live cluster as a twin scenario)
 #   live, audit <- audit_live <- cli (the tenancy audit of a live cluster)
@@ -65,7 +66,7 @@ target_sources(steward_twin PRIVATE ${CMAKE_BINARY_DIR}/generated/default_scenar
 # versions, certificate verification messages).
 steward_module(telemetry DEPS twin model)
 target_link_libraries(steward_telemetry PUBLIC steward_httplib OpenSSL::SSL)
-steward_module(health DEPS control telemetry store model)
+steward_module(health DEPS control telemetry store kube model)
 # Idle reclaim: one policy, fed by the twin's usage signals (a twin controller) or by DCGM
 # readings per pod (a controller on the control interface, run by operate).
 steward_module(reclaim DEPS twin control kube model)

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "govern/policy_io.h"
+#include "model/yaml_checked.h"
 
 namespace steward::audit {
 namespace {
@@ -459,12 +460,8 @@ class ObjectReader {
 }  // namespace
 
 Status ParseObjects(std::string_view text, std::string_view source, ObjectSet* set) {
-  std::vector<YAML::Node> docs;
-  try {
-    docs = YAML::LoadAll(std::string(text));
-  } catch (const YAML::Exception& e) {
-    return MakeInputError(source, e.mark.line + 1, e.mark.column + 1, "yaml", e.msg);
-  }
+  // Never YAML::LoadAll directly: it hangs on a stray ',' (model/yaml_checked.h).
+  STEWARD_ASSIGN_OR_RETURN(std::vector<YAML::Node> docs, model::LoadYamlDocuments(text, source));
   ObjectReader reader(source, set);
   for (const auto& doc : docs) {
     try {

@@ -37,6 +37,7 @@ int64_t WallClockSeconds() {
 std::unique_ptr<Ledger> OpenForReading(const std::string& path) {
   cost::LedgerOptions options;
   options.create_if_missing = false;
+  options.read_only = true;  // Reports never create, convert or write a ledger.
   auto ledger = Ledger::Open(path, options);
   if (!ledger.ok()) FailWith(ledger.status());
   return std::move(ledger).value();

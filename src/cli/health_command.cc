@@ -1,17 +1,22 @@
-// `steward health nodes FILE.json [--json]` (GPU stack checks over a NodeList),
+// `steward health nodes FILE|- [--fail-on critical|warning|never] [--json]` (GPU stack and node
+// checks over a NodeList, JSON or YAML; exit 0 = nothing at or above --fail-on, 1 = findings at
+// or above it, 2 = input it cannot read),
 // `steward health overview [SCENARIO] [--at T] [--json]` (the cluster health overview of the
 // twin) and `steward health xid CODE` (the XID catalog entry).
 #include <fmt/format.h>
 
 #include <charconv>
+#include <chrono>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "cli/commands.h"
 #include "cli/twin_setup.h"
 #include "health/node_list.h"
 #include "health/stack_health.h"
 #include "health/xid_catalog.h"
+#include "kube/json_decoder.h"
 #include "server/api.h"
 #include "server/snapshot.h"
 #include "twin/scenario.h"
@@ -20,25 +25,59 @@ namespace steward::cli {
 
 namespace {
 
+// Exit status of `health nodes` for input it cannot read (1 means findings, for scripts).
+inline constexpr int kExitBadInput = 2;
+
 struct HealthNodesArgs {
   std::string file;
   bool json = false;
+  std::string fail_on = "critical";
+  std::string now;  // RFC 3339; "" = the wall clock.
+  std::string mig_pending_limit = "30m";
   std::vector<std::string> pool_labels;
   std::vector<std::string> toolkit_labels;
   std::vector<std::string> plugin_labels;
 };
 
+[[noreturn]] void FailInput(const std::string& message) {
+  fmt::print(stderr, "error: {}\n", message);
+  Fail(kExitBadInput);
+}
+
 void RunHealthNodes(const HealthNodesArgs& args) {
-  Result<std::vector<health::NodeInfo>> nodes = health::LoadNodeList(args.file);
-  if (!nodes.ok()) {
-    fmt::print(stderr, "error: {}\n", nodes.status().message());
-    Fail();
+  std::optional<health::Severity> fail_at;  // nullopt: never fail on findings.
+  if (args.fail_on != "never") {
+    fail_at = health::ParseSeverity(args.fail_on);
+    if (!fail_at || *fail_at == health::Severity::kInfo) {
+      FailInput(
+          fmt::format("--fail-on must be critical, warning or never, got \"{}\"", args.fail_on));
+    }
   }
   health::StackHealthOptions options;
   if (!args.pool_labels.empty()) options.pool_labels = args.pool_labels;
   if (!args.toolkit_labels.empty()) options.toolkit_version_labels = args.toolkit_labels;
   if (!args.plugin_labels.empty()) options.device_plugin_version_labels = args.plugin_labels;
+  if (args.now.empty()) {
+    options.now = std::chrono::duration_cast<std::chrono::seconds>(
+                      std::chrono::system_clock::now().time_since_epoch())
+                      .count();
+  } else {
+    std::optional<int64_t> micros = kube::ParseTime(args.now);
+    if (!micros) FailInput(fmt::format("--now: \"{}\" is not an RFC 3339 time", args.now));
+    options.now = *micros / 1'000'000;
+  }
+  Result<SimTime> limit = ParseAt(args.mig_pending_limit);
+  if (!limit.ok()) FailInput("--mig-pending-limit: " + limit.status().message());
+  options.mig_pending_limit_seconds = static_cast<int64_t>(limit->ToSeconds());
+
+  Result<std::vector<health::NodeInfo>> nodes = health::LoadNodeList(args.file);
+  if (!nodes.ok()) FailInput(nodes.status().message());
   std::vector<health::StackFinding> findings = health::CheckStackHealth(*nodes, options);
+  size_t failing = 0;
+  for (const auto& f : findings) {
+    std::optional<health::Severity> s = health::ParseSeverity(f.severity);
+    failing += fail_at && s && *s <= *fail_at;
+  }
   if (args.json) {
     nlohmann::json out = nlohmann::json::array();
     for (const auto& f : findings) {
@@ -49,14 +88,20 @@ void RunHealthNodes(const HealthNodesArgs& args) {
                      {"hint", f.hint}});
     }
     std::cout << out.dump(2) << "\n";
-    return;
+  } else {
+    size_t gpu_nodes = 0;
+    for (const auto& n : *nodes) gpu_nodes += health::IsGpuNode(n);
+    fmt::print("{} nodes ({} with GPUs): {} finding(s)\n", nodes->size(), gpu_nodes,
+               findings.size());
+    for (const auto& f : findings) {
+      fmt::print("{:<8} {:<28} {}: {}\n         fix: {}\n", f.severity, f.check, f.node, f.message,
+                 f.hint);
+    }
   }
-  size_t gpu_nodes = 0;
-  for (const auto& n : *nodes) gpu_nodes += health::IsGpuNode(n);
-  fmt::print("{} nodes ({} with GPUs): {} finding(s)\n", nodes->size(), gpu_nodes, findings.size());
-  for (const auto& f : findings) {
-    fmt::print("{:<8} {:<28} {}: {}\n         fix: {}\n", f.severity, f.check, f.node, f.message,
-               f.hint);
+  std::cout.flush();
+  if (failing > 0) {
+    fmt::print(stderr, "{} finding(s) at or above --fail-on {}\n", failing, args.fail_on);
+    Fail(kExitFailure);
   }
 }
 
@@ -173,8 +218,20 @@ void RegisterHealthCommands(CLI::App& app) {
   health->require_subcommand(1);
   auto args = std::make_shared<HealthNodesArgs>();
   auto* nodes = health->add_subcommand(
-      "nodes", "Check a NodeList (kubectl get nodes -o json) for GPU stack problems");
-  nodes->add_option("file", args->file, "NodeList JSON file")->required();
+      "nodes",
+      "Check a NodeList (kubectl get nodes -o json|yaml) for node and GPU stack problems; exit "
+      "0 = nothing at or above --fail-on, 1 = findings at or above it, 2 = unreadable input");
+  nodes->add_option("file", args->file, "NodeList JSON or YAML file; - reads standard input")
+      ->required();
+  nodes->add_option("--fail-on", args->fail_on,
+                    "Exit 1 when a finding is at least this severe: critical (default), warning "
+                    "or never");
+  nodes->add_option("--now", args->now,
+                    "Time to judge ages against (RFC 3339); default: the wall clock");
+  nodes->add_option("--mig-pending-limit", args->mig_pending_limit,
+                    "A MIG state of pending/rebooting older than this is critical: 30m "
+                    "(default), 2h, 900s (its start: annotation " +
+                        std::string(health::kMigStateSinceAnnotation) + ")");
   nodes->add_flag("--json", args->json, "Print a JSON list of findings (node, check, hint, ...)");
   nodes->add_option("--pool-label", args->pool_labels,
                     "Node label naming the pool (repeatable; first present wins)");

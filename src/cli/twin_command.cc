@@ -41,13 +41,53 @@ struct RunArgs {
 // Writes the twin's per-workload usage windows into the SQLite showback ledger that
 // `steward cost report` reads. Capacity per window is every GPU of each model (the twin has
 // no out-of-service GPUs yet).
+// FNV-1a 64 of the scenario's text and its policy files' (a ledger's run identity): the same
+// files give the same hash on every machine.
+Result<std::string> ScenarioHash(const RunArgs& a) {
+  uint64_t h = 14695981039346656037ull;
+  auto mix = [&h](std::string_view bytes) {
+    for (unsigned char c : bytes) {
+      h ^= c;
+      h *= 1099511628211ull;
+    }
+  };
+  auto read = [](const std::string& path) -> Result<std::string> {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return Status::IoError(fmt::format("{}: cannot open", path));
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  if (a.scenario.empty()) {
+    mix(twin::DefaultScenarioYaml());
+  } else {
+    STEWARD_ASSIGN_OR_RETURN(std::string text, read(a.scenario));
+    mix(text);
+  }
+  for (const std::string& p : a.policy) {
+    mix(std::string_view("\0", 1));
+    STEWARD_ASSIGN_OR_RETURN(std::string text, read(p));
+    mix(text);
+  }
+  return fmt::format("{:016x}", h);
+}
+
 Status AttachLedger(const RunArgs& a, const twin::Scenario& scenario, twin::TwinOptions* options,
                     std::shared_ptr<Status> status) {
-  STEWARD_ASSIGN_OR_RETURN(std::unique_ptr<cost::Ledger> opened, cost::Ledger::Open(a.ledger));
-  std::shared_ptr<cost::Ledger> ledger(std::move(opened));
   STEWARD_ASSIGN_OR_RETURN(model::Cluster cluster, twin::BuildCluster(scenario));
   std::map<std::string, int> gpus_by_model;
   for (const auto& g : cluster.gpus()) gpus_by_model[cluster.gpu_models()[g.model].name]++;
+  // The run's identity: the ledger refuses windows of another run (docs/cost.md).
+  cost::LedgerOptions ledger_options;
+  cost::LedgerRun run;
+  run.scenario = scenario.name;
+  STEWARD_ASSIGN_OR_RETURN(run.scenario_hash, ScenarioHash(a));
+  run.seed = a.seed >= 0 ? static_cast<uint64_t>(a.seed) : scenario.seed;
+  for (const auto& [m, n] : gpus_by_model) {
+    run.capacity += fmt::format("{}{}={}", run.capacity.empty() ? "" : ",", m, n);
+  }
+  ledger_options.run = std::move(run);
+  STEWARD_ASSIGN_OR_RETURN(std::unique_ptr<cost::Ledger> opened,
+                           cost::Ledger::Open(a.ledger, std::move(ledger_options)));
+  std::shared_ptr<cost::Ledger> ledger(std::move(opened));
   options->window = SecondsF(a.ledger_window_minutes * 60);
   options->on_window = [ledger, gpus_by_model, status](SimTime start, SimTime end,
                                                        const std::vector<twin::UsageRecord>& in) {

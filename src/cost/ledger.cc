@@ -3,12 +3,14 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <charconv>
 #include <cmath>
 #include <set>
 #include <utility>
 
 #include "cost/waste_cause.h"
 #include "store/sqlite_db.h"
+#include "store/writer_lock.h"
 
 namespace steward::cost {
 namespace {
@@ -80,6 +82,11 @@ double StoredWindow::PriceOf(std::string_view gpu_model) const {
     if (m.gpu_model == gpu_model) return m.usd_per_gpu_hour;
   }
   return 0;
+}
+
+std::string LedgerRun::Describe() const {
+  return fmt::format("scenario {} (hash {}), seed {}, capacity {}", scenario, scenario_hash, seed,
+                     capacity);
 }
 
 std::string_view Ledger::Schema() { return kSchema; }
@@ -165,6 +172,7 @@ Status ValidateWindow(const Window& window, const std::vector<AllocationRecord>&
 
 Ledger::Ledger(std::unique_ptr<SqliteDb> db, std::filesystem::path path, LedgerOptions options)
     : db_(std::move(db)),
+      read_only_(options.read_only),
       path_(std::move(path)),
       cost_model_(std::move(options.cost_model)),
       cluster_(std::move(options.cluster)),
@@ -172,27 +180,72 @@ Ledger::Ledger(std::unique_ptr<SqliteDb> db, std::filesystem::path path, LedgerO
 
 Ledger::~Ledger() = default;
 
+namespace {
+
+// Opens the SQLite file for a reader: read-only; in a directory the reader may not write, a
+// WAL-mode file cannot get its index (-shm) file, and then, when no writer has left a WAL
+// behind, it is opened immutable (nobody can be writing where nobody may create files).
+Result<std::unique_ptr<SqliteDb>> OpenReadOnly(const std::filesystem::path& path) {
+  STEWARD_ASSIGN_OR_RETURN(
+      std::unique_ptr<SqliteDb> db,
+      SqliteDb::Open(path.string(), {.create_if_missing = false, .read_only = true}));
+  Result<SqliteStmt> probe = db->Prepare("SELECT count(*) FROM sqlite_master");
+  Status s = probe.ok() ? probe->Step().status() : probe.status();
+  if (s.ok()) return db;
+  const std::string& m = s.message();
+  if (m.find("readonly") == std::string::npos && m.find("unable to open") == std::string::npos) {
+    return s;
+  }
+  std::error_code ec;
+  const std::string wal = path.string() + "-wal";
+  if (std::filesystem::exists(wal, ec) && std::filesystem::file_size(wal, ec) > 0) {
+    return Status::FailedPrecondition(fmt::format(
+        "{}: cannot read it here: its write-ahead log {} holds writes this reader may not "
+        "apply (the directory is read-only); let the writer finish or copy the files",
+        path.string(), wal));
+  }
+  return SqliteDb::Open(path.string(),
+                        {.create_if_missing = false, .read_only = true, .immutable = true});
+}
+
+}  // namespace
+
 Result<std::unique_ptr<Ledger>> Ledger::Open(const std::filesystem::path& path,
                                              LedgerOptions options) {
   std::error_code ec;
   const bool exists = std::filesystem::exists(path, ec);
-  if (!exists && !options.create_if_missing) {
+  if (!exists && (!options.create_if_missing || options.read_only)) {
     return Status::NotFound(fmt::format("{}: no such ledger", path.string()));
+  }
+  if (options.read_only && std::filesystem::is_regular_file(path, ec) &&
+      std::filesystem::file_size(path, ec) == 0) {
+    return Status::Corrupt(
+        fmt::format("{}: not a Steward ledger (an empty, 0-byte file)", path.string()));
+  }
+  // Writers lock before SQLite touches the file, so a refused writer changes nothing.
+  std::unique_ptr<store::WriterLock> lock;
+  if (!options.read_only) {
+    STEWARD_ASSIGN_OR_RETURN(lock, store::WriterLock::Acquire(path));
   }
   // WAL: readers (the /allocation server) never block the writer, and an uncommitted write
   // is invisible and discarded on the next open. synchronous=NORMAL keeps every commit atomic;
   // after a power cut the last commits may be lost, which re-running those windows repairs.
   Result<std::unique_ptr<SqliteDb>> db =
-      SqliteDb::Open(path.string(), {.create_if_missing = options.create_if_missing});
+      options.read_only
+          ? OpenReadOnly(path)
+          : SqliteDb::Open(path.string(), {.create_if_missing = options.create_if_missing});
   if (!db.ok()) {
-    // SQLite reports a foreign file at the first statement (the WAL pragma).
+    // SQLite reports a foreign file at the first statement (the WAL pragma or the probe).
     if (db.status().message().find("not a database") != std::string::npos) {
       return Status::Corrupt(fmt::format("{}: not a Steward ledger (not SQLite)", path.string()));
     }
     return db.status();
   }
+  std::optional<LedgerRun> writer_run = options.run;
   std::unique_ptr<Ledger> ledger(new Ledger(std::move(*db), path, std::move(options)));
+  ledger->lock_ = std::move(lock);
   STEWARD_RETURN_IF_ERROR(ledger->CheckOrCreateSchema());
+  if (!ledger->read_only_) STEWARD_RETURN_IF_ERROR(ledger->CheckOrRecordRun(writer_run));
   return ledger;
 }
 
@@ -202,6 +255,10 @@ Status Ledger::CheckOrCreateSchema() {
                            db_->Prepare("SELECT count(*) FROM sqlite_master WHERE type='table'"));
   STEWARD_ASSIGN_OR_RETURN(bool counted, count.Step());
   if (!counted || count.Int(0) == 0) {
+    if (read_only_) {
+      return Status::Corrupt(
+          fmt::format("{}: not a Steward ledger (an SQLite file without tables)", path_.string()));
+    }
     SqliteTransaction txn(db_.get());
     STEWARD_RETURN_IF_ERROR(txn.Begin());
     STEWARD_RETURN_IF_ERROR(db_->Exec(InitScript(cluster_, cost_model_.currency())));
@@ -226,11 +283,59 @@ Status Ledger::CheckOrCreateSchema() {
   }
   if (!meta["cluster"].empty()) cluster_ = meta["cluster"];
   if (!meta["currency"].empty()) currency_ = meta["currency"];
+  if (meta.contains("run_scenario")) {
+    LedgerRun run;
+    run.scenario = meta["run_scenario"];
+    run.scenario_hash = meta["run_scenario_hash"];
+    run.capacity = meta["run_capacity"];
+    const std::string& seed = meta["run_seed"];
+    auto [p, ec] = std::from_chars(seed.data(), seed.data() + seed.size(), run.seed);
+    if (ec != std::errc() || p != seed.data() + seed.size()) {
+      return Status::Corrupt(
+          fmt::format("{}: meta run_seed \"{}\" is not an integer", path_.string(), seed));
+    }
+    run_ = std::move(run);
+  }
+  return Status::Ok();
+}
+
+Status Ledger::CheckOrRecordRun(const std::optional<LedgerRun>& writer) {
+  const std::string other = "write this run to another ledger file (or delete this one)";
+  if (run_) {
+    if (writer == run_) return Status::Ok();
+    return Status::FailedPrecondition(
+        fmt::format("{}: the ledger holds windows of {}, but this writer is {}; {}", path_.string(),
+                    run_->Describe(), writer ? writer->Describe() : "not a recorded run", other));
+  }
+  if (!writer) return Status::Ok();
+  STEWARD_ASSIGN_OR_RETURN(SqliteStmt count, db_->Prepare("SELECT count(*) FROM windows"));
+  STEWARD_ASSIGN_OR_RETURN(bool counted, count.Step());
+  if (counted && count.Int(0) > 0) {
+    return Status::FailedPrecondition(fmt::format(
+        "{}: the ledger holds {} window(s) of a writer that recorded no run, and this writer "
+        "is {}; {}",
+        path_.string(), count.Int(0), writer->Describe(), other));
+  }
+  SqliteTransaction txn(db_.get());
+  STEWARD_RETURN_IF_ERROR(txn.Begin());
+  STEWARD_ASSIGN_OR_RETURN(SqliteStmt ins,
+                           db_->Prepare("INSERT OR REPLACE INTO meta(key, value) VALUES (?1, ?2)"));
+  const std::pair<const char*, std::string> rows[] = {{"run_scenario", writer->scenario},
+                                                      {"run_scenario_hash", writer->scenario_hash},
+                                                      {"run_seed", std::to_string(writer->seed)},
+                                                      {"run_capacity", writer->capacity}};
+  for (const auto& [k, v] : rows) STEWARD_RETURN_IF_ERROR(ins.Bind(1, k).Bind(2, v).Run());
+  STEWARD_RETURN_IF_ERROR(txn.Commit());
+  run_ = writer;
   return Status::Ok();
 }
 
 Status Ledger::WriteWindow(const Window& window, const std::vector<AllocationRecord>& records,
                            const CapacityByModel& capacity) {
+  if (read_only_) {
+    return Status::FailedPrecondition(
+        fmt::format("{}: the ledger was opened read-only", path_.string()));
+  }
   STEWARD_RETURN_IF_ERROR(ValidateWindow(window, records, capacity));
   if (cost_model_.currency() != currency_) {
     return Status::FailedPrecondition(
@@ -326,6 +431,29 @@ Status Ledger::WriteWindowLocked(const Window& window, const std::vector<Allocat
   return Status::Ok();
 }
 
+namespace {
+
+// A stored window against the ledger's invariants: what WriteWindow guarantees, re-checked
+// because the file may have been edited or damaged since.
+Status CheckStoredWindow(const StoredWindow& w) {
+  CapacityByModel capacity;
+  for (const StoredModel& m : w.models) {
+    if (!Finite(m.usd_per_gpu_hour) || !(m.usd_per_gpu_hour > 0)) {
+      return Status::Corrupt(fmt::format(
+          "window [{}, {}): {} price {} per GPU-hour must be finite and > 0 (the ledger was "
+          "edited or damaged)",
+          FormatRfc3339(w.window.start), FormatRfc3339(w.window.end), m.gpu_model,
+          m.usd_per_gpu_hour));
+    }
+    capacity[m.gpu_model] = m.capacity_gpu_hours;
+  }
+  Status s = ValidateWindow(w.window, w.records, capacity);
+  if (s.ok()) return s;
+  return Status::Corrupt(s.message() + " (the ledger was edited or damaged)");
+}
+
+}  // namespace
+
 Status Ledger::ForEachWindow(const Window& range,
                              const std::function<void(const StoredWindow&)>& fn) const {
   std::lock_guard<std::mutex> lock(mu_);
@@ -413,6 +541,7 @@ Status Ledger::ForEachWindowLocked(const Window& range,
         w.records[it->second].waste_gpu_hours_by_cause[wastes.Text(1)] = wastes.Double(2);
       }
     }
+    STEWARD_RETURN_IF_ERROR(CheckStoredWindow(w));
     fn(w);
   }
   return Status::Ok();

@@ -10,6 +10,18 @@
 // Prices are frozen per window at write time (from LedgerOptions::cost_model): a chargeback
 // already issued does not change when the cost model is edited later.
 //
+// One writer at a time: a writable handle holds the file's writer lock (store/writer_lock.h)
+// until it is destroyed; a second writer is refused with the holder's pid, host and start. A
+// ledger belongs to one run (LedgerRun: scenario name and hash, seed, capacity), recorded by
+// its first writer; a writer of another run is refused at Open, so two runs never mix.
+//
+// Readers (LedgerOptions::read_only) open the file read-only: they never create, convert or
+// write a ledger, work on a read-only file or directory, and refuse a file that is not one (a
+// 0-byte file included). Every window read is checked against the ledger's invariants (finite,
+// non-negative hours and capacity, positive prices, busy and SM-active <= allocated, allocated
+// <= capacity per model): a file edited or damaged outside Steward is an error naming the
+// window, never impossible figures.
+//
 // The SQL schema is Ledger::Schema() (printed by `steward cost schema`), documented in
 // docs/cost.md. Thread-safe: every method takes an internal mutex.
 #pragma once
@@ -31,9 +43,21 @@
 
 namespace steward::store {
 class SqliteDb;
-}
+class WriterLock;
+}  // namespace steward::store
 
 namespace steward::cost {
+
+// The identity of the run whose windows a ledger holds.
+struct LedgerRun {
+  std::string scenario;       // Scenario name.
+  std::string scenario_hash;  // Of the scenario text (and its policy files), hex.
+  uint64_t seed = 0;
+  std::string capacity;  // GPUs per model, "A100=64,H100=512".
+  bool operator==(const LedgerRun&) const = default;
+  // "scenario X (hash H), seed S, capacity C".
+  std::string Describe() const;
+};
 
 struct LedgerOptions {
   // Prices the windows written through this handle. Default: CostModel::Default().
@@ -42,6 +66,13 @@ struct LedgerOptions {
   std::string cluster = "cluster-one";
   // False: opening a missing file is an error (readers such as `cost report`).
   bool create_if_missing = true;
+  // Open for reading only (reports, the /allocation server): the file must exist and be a
+  // ledger; nothing is created or written (WriteWindow fails) and no writer lock is taken.
+  bool read_only = false;
+  // The run this writer writes. Recorded by the first writer of a ledger; Open refuses a writer
+  // whose run differs from the recorded one (nullopt included, for a ledger bound to a run), or
+  // one with a run when the ledger already holds windows of an unrecorded writer.
+  std::optional<LedgerRun> run;
 };
 
 // One GPU model's capacity and frozen price in a stored window.
@@ -64,7 +95,9 @@ struct StoredWindow {
 class Ledger {
  public:
   // Opens (creating if allowed) the ledger at `path`: WAL journal, foreign keys on, schema
-  // created or checked. Fails with kCorrupt when the file is not a Steward ledger.
+  // created or checked, writer lock taken (unless read_only). Fails with kCorrupt when the file
+  // is not a Steward ledger, kFailedPrecondition when another writer holds it or it belongs to
+  // another run.
   static Result<std::unique_ptr<Ledger>> Open(const std::filesystem::path& path,
                                               LedgerOptions options = {});
   ~Ledger();
@@ -79,7 +112,8 @@ class Ledger {
   Status WriteWindow(const Window& window, const std::vector<AllocationRecord>& records,
                      const CapacityByModel& capacity);
 
-  // Calls `fn` for each stored window overlapping `range`, in start order.
+  // Calls `fn` for each stored window overlapping `range`, in start order. A window that
+  // breaks the invariants (header) stops the walk with kCorrupt naming it.
   Status ForEachWindow(const Window& range,
                        const std::function<void(const StoredWindow&)>& fn) const;
 
@@ -93,6 +127,9 @@ class Ledger {
   // Currency of the frozen prices (the cost model's when the ledger was created).
   const std::string& currency() const { return currency_; }
   const std::filesystem::path& path() const { return path_; }
+  // The run recorded in the ledger; nullopt for a ledger of writers without one.
+  const std::optional<LedgerRun>& run() const { return run_; }
+  bool read_only() const { return read_only_; }
 
   // The SQL that creates the schema (version kSchemaVersion).
   static std::string_view Schema();
@@ -111,13 +148,17 @@ class Ledger {
  private:
   Ledger(std::unique_ptr<store::SqliteDb> db, std::filesystem::path path, LedgerOptions options);
   Status CheckOrCreateSchema();
+  Status CheckOrRecordRun(const std::optional<LedgerRun>& writer);
   Status ForEachWindowLocked(const Window& range,
                              const std::function<void(const StoredWindow&)>& fn) const;
   Status WriteWindowLocked(const Window& window, const std::vector<AllocationRecord>& records,
                            const CapacityByModel& capacity);
 
   mutable std::mutex mu_;  // Guards db_: the ledger is shared by the /allocation server threads.
+  std::unique_ptr<store::WriterLock> lock_;  // Held by writers; released after db_ closes.
   std::unique_ptr<store::SqliteDb> db_;
+  bool read_only_ = false;
+  std::optional<LedgerRun> run_;
   std::filesystem::path path_;
   CostModel cost_model_;
   std::string cluster_;
@@ -125,7 +166,8 @@ class Ledger {
   int crash_after_rows_ = -1;
 };
 
-// Checks one window's input without writing it (WriteWindow calls it first).
+// Checks one window's input without writing it (WriteWindow calls it first; readers call it on
+// every stored window).
 Status ValidateWindow(const Window& window, const std::vector<AllocationRecord>& records,
                       const CapacityByModel& capacity);
 

@@ -153,7 +153,7 @@ Status BundleReader::Run(FrameBuilder& builder) const {
   };
   if (pods_file_) STEWARD_RETURN_IF_ERROR(load_pods(*pods_file_));
   if (nodes_file_) {
-    STEWARD_ASSIGN_OR_RETURN(nodes, health::LoadNodeList(*nodes_file_));
+    STEWARD_ASSIGN_OR_RETURN(nodes, health::LoadNodeList(*nodes_file_, {.allow_empty = true}));
   }
 
   for (const auto& [t, path] : scrapes_) {
@@ -162,7 +162,7 @@ Status BundleReader::Run(FrameBuilder& builder) const {
       pods_at = p;
     }
     if (const fs::path* p = At(nodes_, t); p != nullptr && p != nodes_at) {
-      STEWARD_ASSIGN_OR_RETURN(nodes, health::LoadNodeList(*p));
+      STEWARD_ASSIGN_OR_RETURN(nodes, health::LoadNodeList(*p, {.allow_empty = true}));
       nodes_at = p;
     }
     STEWARD_ASSIGN_OR_RETURN(std::string text, ReadFile(path));

@@ -20,15 +20,24 @@ Status Bad(const std::string& where, std::string_view what) {
 
 // A GPU count: a JSON integer or a string of digits (nvidia.com/gpu is a whole-device count;
 // "1k" or "500m" are not GPU counts).
+// More GPUs than any pod can hold: a count above it is a typo or an attack, and would wrap
+// around when stored as an int (4294967304 = 2^32 + 8).
+constexpr int64_t kMaxPodGpus = 1 << 20;
+
 bool GpuQuantity(const json& v, int64_t* out) {
+  if (v.is_number_unsigned()) {
+    if (v.get<uint64_t>() > static_cast<uint64_t>(kMaxPodGpus)) return false;
+    *out = static_cast<int64_t>(v.get<uint64_t>());
+    return true;
+  }
   if (v.is_number_integer()) {
     *out = v.get<int64_t>();
-    return *out >= 0;
+    return *out >= 0 && *out <= kMaxPodGpus;
   }
   if (!v.is_string()) return false;
   const std::string& s = v.get_ref<const std::string&>();
   auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
-  return ec == std::errc() && p == s.data() + s.size() && *out >= 0;
+  return ec == std::errc() && p == s.data() + s.size() && *out >= 0 && *out <= kMaxPodGpus;
 }
 
 Status StringMap(const json& v, const std::string& where, std::map<std::string, std::string>* out) {
@@ -113,6 +122,9 @@ Result<PodObject> ParsePod(const json& item, const std::string& where) {
       STEWARD_RETURN_IF_ERROR(OptionalString(containers[c], "name", w, &name));
       p.container = name;
     }
+    if (p.gpus + most > kMaxPodGpus) {
+      return Bad(w, fmt::format("the pod's containers ask for more than {} GPUs", kMaxPodGpus));
+    }
     p.gpus += static_cast<int>(most);
   }
 
@@ -175,8 +187,11 @@ Result<std::vector<PodObject>> ParsePodList(std::string_view text, std::string_v
       return Bad(std::string(source), "expected a PodList (an object with an \"items\" array)");
     const json& items = doc["items"];
     for (size_t i = 0; i < items.size(); ++i) {
-      STEWARD_ASSIGN_OR_RETURN(PodObject p,
-                               ParsePod(items[i], fmt::format("{}: items[{}]", source, i)));
+      const std::string where = fmt::format("{}: items[{}]", source, i);
+      if (items[i].is_object() && items[i].contains("kind") && items[i]["kind"] != "Pod") {
+        return Bad(where, fmt::format("kind {} is not a Pod", items[i]["kind"].dump()));
+      }
+      STEWARD_ASSIGN_OR_RETURN(PodObject p, ParsePod(items[i], where));
       if (p.gpus > 0) pods.push_back(std::move(p));
     }
   } catch (const json::exception& e) {

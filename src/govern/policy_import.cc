@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "govern/policy_io.h"
+#include "model/yaml_checked.h"
 
 namespace steward::govern {
 namespace {
@@ -131,13 +132,11 @@ class Parser {
   }
   Result<int32_t> Int32(const YAML::Node& n, std::string_view field) {
     if (!n.IsScalar()) return Err(n, field, "expected an integer");
-    try {
-      int64_t v = n.as<int64_t>();
-      if (v < INT32_MIN || v > INT32_MAX) return Err(n, field, "out of int32 range");
-      return static_cast<int32_t>(v);
-    } catch (const YAML::Exception&) {
-      return Err(n, field, fmt::format("\"{}\" is not an integer", n.Scalar()));
-    }
+    int32_t v = 0;
+    // Finite, integral and within int32 (model/yaml_checked.h), as Kubernetes reads an int32.
+    Status s = model::ReadYamlNumber(n, &v);
+    if (!s.ok()) return Err(n, field, s.message());
+    return v;
   }
   template <typename E>
   Result<E> Enum(const YAML::Node& n, std::string_view field,
@@ -779,20 +778,48 @@ Status CheckUnique(const std::vector<T>& v, std::string_view kind, std::string (
 
 }  // namespace
 
+namespace {
+
+// `kubectl get clusterqueues,localqueues -o yaml` prints a `kind: List` (an API list is
+// `ClusterQueueList`): a mapping whose kind ends in List with an `items` sequence.
+bool IsListWrapper(const YAML::Node& doc) {
+  if (!doc.IsMap() || !doc["kind"] || !doc["kind"].IsScalar()) return false;
+  const std::string& kind = doc["kind"].Scalar();
+  return kind.size() >= 4 && kind.compare(kind.size() - 4, 4, "List") == 0 && doc["items"];
+}
+
+}  // namespace
+
 Status ImportYaml(std::string_view text, std::string_view file, Policy* policy) {
-  std::vector<YAML::Node> docs;
-  try {
-    docs = YAML::LoadAll(std::string(text));
-  } catch (const YAML::Exception& e) {
-    return MakeInputError(file, e.mark.line + 1, e.mark.column + 1, "yaml", e.msg);
-  }
+  STEWARD_ASSIGN_OR_RETURN(std::vector<YAML::Node> docs, model::LoadYamlDocuments(text, file));
   Parser parser(file, policy);
+  size_t objects = 0;
   for (const auto& doc : docs) {
+    if (!doc.IsDefined() || doc.IsNull()) continue;
+    STEWARD_RETURN_IF_ERROR(model::CheckYamlDuplicateKeys(doc, file));
     try {
+      if (IsListWrapper(doc)) {
+        const YAML::Node items = doc["items"];
+        if (items.IsNull()) continue;
+        if (!items.IsSequence()) {
+          return MakeInputError(file, items.Mark().line + 1, items.Mark().column + 1, "items",
+                                "must be a list of objects");
+        }
+        for (const YAML::Node& item : items) {
+          STEWARD_RETURN_IF_ERROR(parser.Document(item));
+          ++objects;
+        }
+        continue;
+      }
       STEWARD_RETURN_IF_ERROR(parser.Document(doc));
+      ++objects;
     } catch (const YAML::Exception& e) {
       return MakeInputError(file, e.mark.line + 1, e.mark.column + 1, "yaml", e.msg);
     }
+  }
+  if (objects == 0) {
+    return MakeInputError(file, 0, 0, "",
+                          "no objects (expected Kueue or Volcano YAML: ClusterQueue, Queue, ...)");
   }
   return Status::Ok();
 }

@@ -85,6 +85,7 @@ http::Reply ApiServer::Watch(const Route& route, const http::Request& r) {
   // The slot is given back when the stream ends, or when the reply is dropped without being
   // streamed (the transport may never call it, e.g. when the client left first).
   struct Slot {
+    explicit Slot(std::atomic<int>* o) : open(o) {}  // clang 14 lacks C++20 paren-init.
     std::atomic<int>* open;
     std::atomic<bool> released{false};
     void Release() {

@@ -12,7 +12,8 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 bool KeyLess(const ObjectPtr& o, std::pair<std::string_view, std::string_view> key) {
-  return std::tie(o->namespace_name, o->name) < std::tie(key.first, key.second);
+  // As string_views on both sides: clang 14 (the fuzz build) has no mixed-type tuple `<`.
+  return std::pair<std::string_view, std::string_view>(o->namespace_name, o->name) < key;
 }
 
 // Position of (ns, name) in sorted items.

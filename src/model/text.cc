@@ -88,4 +88,19 @@ std::optional<std::string> Base64Decode(std::string_view text) {
   return out;
 }
 
+std::string NormalizeLineEndings(std::string_view text) {
+  if (text.find('\r') == std::string_view::npos) return std::string(text);
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '\r') {
+      out += text[i];
+    } else {
+      out += '\n';
+      if (i + 1 < text.size() && text[i + 1] == '\n') ++i;
+    }
+  }
+  return out;
+}
+
 }  // namespace steward::model

@@ -20,4 +20,8 @@ std::string Base64Encode(std::string_view bytes);
 // `text` is not base64.
 std::optional<std::string> Base64Decode(std::string_view text);
 
+// `text` with CR LF and lone CR line endings turned into LF (classic Mac files, mixed endings),
+// so line numbers and line-based readers agree with what an editor shows.
+std::string NormalizeLineEndings(std::string_view text);
+
 }  // namespace steward::model

@@ -217,13 +217,17 @@ void Operator::CheckStack() {
   nlohmann::json list = {
       {"apiVersion", "v1"}, {"kind", "List"}, {"items", nlohmann::json::array()}};
   for (const kube::Node& n : cache_->Nodes()) list["items"].push_back(kube::ToJson(n));
-  Result<std::vector<health::NodeInfo>> nodes = health::ParseNodeList(list.dump(), "the cluster");
+  Result<std::vector<health::NodeInfo>> nodes =
+      health::ParseNodeList(list.dump(), "the cluster", {.allow_empty = true});
   if (!nodes.ok()) return Note(nodes.status());
   std::vector<health::StackFinding> findings;
-  for (const health::StackCheck& check : health::StackChecks())
-    check.run(*nodes, options_.stack, findings);
+  for (const health::StackCheck& check : health::StackChecks()) {
+    // Node state is the remediation loop's (health/stack_health.h, StackCheck::node_state).
+    if (!check.node_state) check.run(*nodes, options_.stack, findings);
+  }
   std::set<std::pair<std::string, std::string>> now_found;
   for (const health::StackFinding& f : findings) {
+    if (f.severity == "info") continue;  // Progress (a MIG change under way), not a problem.
     now_found.emplace(f.node, f.check);
     if (stack_findings_.count({f.node, f.check})) continue;  // Raised already.
     ++stats_.stack_findings;

@@ -13,6 +13,22 @@ Status SqlError(sqlite3* db, std::string_view what, std::string_view sql) {
   return Status::IoError(std::move(msg));
 }
 
+// `path` for a file: URI: the characters a URI gives meaning to, percent-encoded.
+std::string UriPath(std::string_view path) {
+  std::string out;
+  for (char c : path) {
+    if (c == '%' || c == '?' || c == '#') {
+      static constexpr char kHex[] = "0123456789ABCDEF";
+      out += '%';
+      out += kHex[static_cast<unsigned char>(c) >> 4];
+      out += kHex[static_cast<unsigned char>(c) & 15];
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 SqliteStmt::SqliteStmt(SqliteStmt&& o) noexcept
@@ -96,7 +112,15 @@ Result<std::unique_ptr<SqliteDb>> SqliteDb::Open(const std::string& path,
   sqlite3* raw = nullptr;
   int flags = SQLITE_OPEN_READWRITE;
   if (options.create_if_missing) flags |= SQLITE_OPEN_CREATE;
-  int rc = sqlite3_open_v2(path.c_str(), &raw, flags, nullptr);
+  std::string name = path;
+  if (options.read_only) {
+    flags = SQLITE_OPEN_READONLY;
+    if (options.immutable) {
+      flags |= SQLITE_OPEN_URI;
+      name = "file:" + UriPath(path) + "?immutable=1";
+    }
+  }
+  int rc = sqlite3_open_v2(name.c_str(), &raw, flags, nullptr);
   if (rc != SQLITE_OK) {
     Status s = SqlError(raw, path + ": cannot open", "");
     sqlite3_close(raw);
@@ -105,6 +129,11 @@ Result<std::unique_ptr<SqliteDb>> SqliteDb::Open(const std::string& path,
   std::unique_ptr<SqliteDb> db(new SqliteDb(raw, path));
   // The timeout comes first so the pragmas below also wait for a writer holding the file.
   sqlite3_busy_timeout(raw, 5000);
+  if (options.read_only) {
+    Status s = db->Exec("PRAGMA foreign_keys=ON");
+    if (!s.ok()) return s.WithContext(path);
+    return db;
+  }
   // WAL: readers (a dashboard, `sqlite3` by hand) never block the controller, and a commit is
   // an append. synchronous=NORMAL in WAL mode survives a process crash (the case restart-resume
   // is about); only an OS crash can lose the last commits, which then replay as idempotent

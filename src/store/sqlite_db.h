@@ -57,6 +57,13 @@ struct SqliteOpenOptions {
   // False: a missing file is an error instead of a new empty database (readers that must not
   // leave a file behind when pointed at a wrong path).
   bool create_if_missing = true;
+  // Open read-only (SQLITE_OPEN_READONLY): no pragma that writes (the journal mode is left as
+  // the file has it), and every write fails. Readers that must never change a file use it.
+  bool read_only = false;
+  // With read_only: SQLite's immutable=1, no locks and no -shm/-wal files. Only for a file
+  // nobody can be writing (e.g. one in a read-only directory, where WAL readers cannot create
+  // their index file).
+  bool immutable = false;
 };
 
 class SqliteDb {

@@ -213,7 +213,9 @@ class Parser {
           }
           if (key == "authorization") {
             if (v.IsNull()) return Status::Ok();
-            c->authorization.emplace();
+            // Assigned, not emplace(): clang 14 (the fuzz build) cannot default-construct a
+            // nested struct with member initializers inside std::optional.
+            c->authorization = PrometheusHttpConfig::Authorization{"Bearer", "", ""};
             return Authorization(v, field, &*c->authorization);
           }
           if (key == "bearer_token") return Secret(v, field, &bearer_token);
@@ -240,9 +242,8 @@ class Parser {
       return Error(root["authorization"], "authorization",
                    "at most one of basic_auth and authorization");
     if (bearer) {
-      c->authorization.emplace();
-      c->authorization->credentials = bearer_token;
-      c->authorization->credentials_file = bearer_token_file;
+      c->authorization =
+          PrometheusHttpConfig::Authorization{"Bearer", bearer_token, bearer_token_file};
     }
     return Status::Ok();
   }

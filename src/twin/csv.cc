@@ -3,8 +3,11 @@
 #include <fmt/format.h>
 
 #include <charconv>
+#include <cmath>
 #include <fstream>
 #include <sstream>
+
+#include "model/text.h"
 
 namespace steward::twin {
 
@@ -15,13 +18,23 @@ Result<CsvReader> CsvReader::Open(const std::filesystem::path& path) {
   r.file_ = path.string();
   std::stringstream ss;
   ss << in.rdbuf();
-  r.text_ = ss.str();
+  // CR-only (classic Mac) and CR LF files read like LF ones, with the same line numbers.
+  r.text_ = model::NormalizeLineEndings(ss.str());
   if (!r.SplitRecord(&r.header_)) {
     if (!r.status_.ok()) return r.status_;
     return MakeInputError(r.file_, 1, 0, "", "empty file: expected a header line");
   }
   for (auto& h : r.header_) {
     while (!h.empty() && (h.back() == ' ' || h.back() == '\r')) h.pop_back();
+  }
+  // A column twice would be read from whichever copy Column() finds first.
+  for (size_t i = 0; i < r.header_.size(); ++i) {
+    for (size_t j = 0; j < i; ++j) {
+      if (r.header_[i] == r.header_[j]) {
+        return MakeInputError(r.file_, r.line_, static_cast<int>(i) + 1, r.header_[i],
+                              fmt::format("duplicate column (also column {})", j + 1));
+      }
+    }
   }
   return r;
 }
@@ -106,6 +119,11 @@ double CsvReader::Number(int column) {
   auto [p, ec] = std::from_chars(f.data(), f.data() + f.size(), v);
   if (ec != std::errc() || p != f.data() + f.size()) {
     if (status_.ok()) status_ = Error(column, fmt::format("'{}' is not a number", f));
+    return 0;
+  }
+  // from_chars reads "nan" and "inf": a duration or a time must be finite.
+  if (!std::isfinite(v)) {
+    if (status_.ok()) status_ = Error(column, fmt::format("'{}' is not a finite number", f));
     return 0;
   }
   return v;

@@ -4,12 +4,15 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <set>
 #include <sstream>
 
 #include "model/data_dir.h"
+#include "model/text.h"
 #include "model/xid_catalog.h"
+#include "model/yaml_checked.h"
 #include "place/mig.h"
 #include "place/node_state.h"
 #include "place/policy_registry.h"
@@ -17,6 +20,10 @@
 
 namespace steward::twin {
 namespace {
+
+// Bounds of the counts a generator may draw (far above any real pod or job, far below int).
+constexpr double kMaxGpusPerPod = 4096;
+constexpr double kMaxPodsPerWorkload = 1'000'000;
 
 // Reads typed fields out of a YAML tree, turning every problem into a Status that names the
 // source, line, column and the dotted field path. yaml-cpp throws; nothing escapes this class.
@@ -62,20 +69,17 @@ class Reader {
   template <typename T>
   Status Scalar(const YAML::Node& n, const std::string& field, T* out) const {
     if (!n.IsScalar()) return Error(n, field, "must be a scalar");
-    try {
-      if constexpr (std::is_same_v<T, bool>) {
-        *out = n.as<bool>();
-      } else if constexpr (std::is_integral_v<T>) {
-        // Accept "1280" and "1.28e3" but not "12.5" for integer fields.
-        const double d = n.as<double>();
-        if (d != static_cast<double>(static_cast<T>(d)))
-          return Error(n, field, "must be an integer");
-        *out = static_cast<T>(d);
-      } else {
+    if constexpr (std::is_arithmetic_v<T> && !std::is_same_v<T, bool>) {
+      // Finite, integral for integer fields ("1280" and "1.28e3" but not "12.5"), in range of
+      // T: one checked conversion for every number of a scenario (model/yaml_checked.h).
+      Status s = model::ReadYamlNumber(n, out);
+      if (!s.ok()) return Error(n, field, s.message());
+    } else {
+      try {
         *out = n.as<T>();
+      } catch (const YAML::Exception&) {
+        return Error(n, field, fmt::format("cannot read '{}' as {}", n.Scalar(), TypeName<T>()));
       }
-    } catch (const YAML::Exception&) {
-      return Error(n, field, fmt::format("cannot read '{}' as {}", n.Scalar(), TypeName<T>()));
     }
     return Status::Ok();
   }
@@ -175,6 +179,35 @@ Status Positive(const Reader& r, const YAML::Node& at, const std::string& field,
 }
 
 // A map of string labels (`key: value`), as Kubernetes labels.
+// A distribution of counts (pods, GPUs per pod) is sampled, rounded and stored as an
+// int: every value it may take must be a whole number no larger than `limit`, or a count like
+// 4294967304 would wrap around to 8. Unbounded shapes (exponential, lognormal) are capped at
+// `limit` so no sample overflows.
+Status CheckCountDist(const Reader& r, const YAML::Node& map, const char* key,
+                      const std::string& path, double limit, Distribution* d) {
+  const YAML::Node n = map[key];
+  if (!n) return Status::Ok();
+  const std::string field = Reader::Join(path, key);
+  auto bad = [&](std::string_view what, double v, std::string_view why) {
+    return r.Error(
+        n, field,
+        fmt::format("{}{} {} (a count: a whole number from 0 to {})", what, v, why, limit));
+  };
+  auto check = [&](double v) -> Status {
+    if (v < 0 || v > limit) return bad("", v, "is out of range");
+    if (v != std::floor(v)) return bad("", v, "is not a whole number");
+    return Status::Ok();
+  };
+  using Kind = Distribution::Kind;
+  if (d->kind == Kind::kConstant) STEWARD_RETURN_IF_ERROR(check(d->value));
+  if (d->kind == Kind::kChoice) {
+    for (double v : d->values) STEWARD_RETURN_IF_ERROR(check(v));
+  }
+  if (n.IsMap() && n["max"] && d->max > limit) return bad("max ", d->max, "is out of range");
+  if (d->kind != Kind::kUniform) d->max = std::min(d->max, limit);
+  return Status::Ok();
+}
+
 Status ParseLabels(const Reader& r, const YAML::Node& map, const char* key, const std::string& path,
                    std::map<std::string, std::string>* out) {
   const YAML::Node l = map[key];
@@ -335,6 +368,9 @@ Status ParseGenerator(const Reader& r, const YAML::Node& n, const std::string& p
   }
   STEWARD_RETURN_IF_ERROR(r.Dist(n, "pods", path, &g->pods));
   STEWARD_RETURN_IF_ERROR(r.Dist(n, "gpus_per_pod", path, &g->gpus_per_pod));
+  STEWARD_RETURN_IF_ERROR(CheckCountDist(r, n, "pods", path, kMaxPodsPerWorkload, &g->pods));
+  STEWARD_RETURN_IF_ERROR(
+      CheckCountDist(r, n, "gpus_per_pod", path, kMaxGpusPerPod, &g->gpus_per_pod));
   STEWARD_RETURN_IF_ERROR(r.Dist(n, "duration_hours", path, &g->duration_hours));
   g->pods.min = std::max(g->pods.min, 1.0);
   g->gpus_per_pod.min = std::max(g->gpus_per_pod.min, 1.0);
@@ -912,13 +948,14 @@ Result<Scenario> ParseScenario(std::string_view yaml_text, std::string_view sour
   Reader r(source);
   YAML::Node root;
   try {
-    root = YAML::Load(std::string(yaml_text));
+    root = YAML::Load(model::NormalizeLineEndings(yaml_text));
   } catch (const YAML::ParserException& e) {
     return MakeInputError(source, e.mark.line + 1, e.mark.column + 1, "", e.msg);
   } catch (const YAML::Exception& e) {
     return MakeInputError(source, 0, 0, "", e.what());
   }
   if (!root || root.IsNull()) return MakeInputError(source, 0, 0, "", "empty scenario");
+  STEWARD_RETURN_IF_ERROR(model::CheckYamlDuplicateKeys(root, source));
   Scenario s;
   s.source = std::string(source);
   try {

@@ -85,7 +85,7 @@ class TempLedgerPath {
  private:
   void Remove() {
     std::error_code ec;
-    for (const char* suffix : {"", "-wal", "-shm", "-journal"}) {
+    for (const char* suffix : {"", "-wal", "-shm", "-journal", ".lock"}) {
       std::filesystem::remove(path_.string() + suffix, ec);
     }
   }

@@ -154,5 +154,38 @@ TEST(ThresholdsTest, AssignmentsFromTheCommandLine) {
             "threshold top_n: must be in [0, 1000000], got -1");
 }
 
+// Crafted PodLists: each is an error naming the file and where, never a wrong count or a crash.
+TEST(ObjectsTest, CraftedPodListsAreRefused) {
+  auto pod = [](const std::string& gpus) {
+    return R"({"kind":"List","items":[{"metadata":{"name":"p","namespace":"n"},"spec":{)"
+           R"("containers":[{"name":"c","resources":{"limits":{"nvidia.com/gpu":)" +
+           gpus + "}}}]}}]}";
+  };
+  struct Case {
+    std::string text, expect;
+  };
+  const Case cases[] = {
+      // 2^32 + 8 GPUs: stored as an int it would have been 8.
+      {pod("4294967304"), "is not a whole GPU count"},
+      {pod("\"4294967304\""), "is not a whole GPU count"},
+      {pod("18446744073709551615"), "is not a whole GPU count"},
+      {pod("1e400"), "pods.json:1:"},  // Beyond a double: an error at its position.
+      {R"({"items":[{"metadata":{"name":"p","name":"q"}}]})", "duplicate key \"name\""},
+      {R"({"kind":"List","items":[{"kind":"Node","metadata":{"name":"n"}}]})",
+       "items[0]: kind \"Node\" is not a Pod"},
+  };
+  for (const Case& c : cases) {
+    Result<std::vector<PodObject>> r = ParsePodList(c.text, "pods.json");
+    ASSERT_FALSE(r.ok()) << c.text;
+    EXPECT_NE(r.status().message().find(c.expect), std::string::npos)
+        << r.status().message() << " / " << c.text;
+    EXPECT_NE(r.status().message().find("pods.json"), std::string::npos) << c.text;
+  }
+  Result<std::vector<PodObject>> ok = ParsePodList(pod("8"), "pods.json");
+  ASSERT_TRUE(ok.ok()) << ok.status().message();
+  ASSERT_EQ(ok->size(), 1u);
+  EXPECT_EQ((*ok)[0].gpus, 8);
+}
+
 }  // namespace
 }  // namespace steward::diagnose

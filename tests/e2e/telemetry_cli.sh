@@ -24,7 +24,12 @@ grep -q "read 1 good samples" "$tmp/err" || fail "good-sample count missing: $(c
 grep -q "bad.prom:3:9:" "$tmp/err" || fail "line:column missing: $(cat "$tmp/err")"
 
 # Stack health on the crafted NodeList.
-"$bin" health nodes tests/health/testdata/stack_nodes.json --json >"$tmp/h.json"
+# Exit 1: the list has critical findings (device plugin down, MIG failed); --fail-on never is 0.
+if "$bin" health nodes tests/health/testdata/stack_nodes.json --json >"$tmp/h.json"; then
+  fail "critical findings but exit 0"
+fi
+"$bin" health nodes tests/health/testdata/stack_nodes.json --json --fail-on never >"$tmp/h0.json"
+cmp -s "$tmp/h.json" "$tmp/h0.json" || fail "--fail-on changed the findings"
 python3 - "$tmp/h.json" <<'PY' || fail "health nodes findings"
 import json, sys
 f = json.load(open(sys.argv[1]))
@@ -33,7 +38,8 @@ assert ("gpu-a2", "device-plugin-down") in got and ("gpu-b1", "mig-config-mismat
 assert all(x["hint"] for x in f) and len(f) == 6, f
 PY
 echo '{"apiVersion":"v1","kind":"List","items":[]}' >"$tmp/empty.json"
-[ "$("$bin" health nodes "$tmp/empty.json" --json | tr -d ' \n')" = "[]" ] || fail "empty list"
+if "$bin" health nodes "$tmp/empty.json" --json 2>"$tmp/err"; then fail "accepted a list without nodes"; fi
+grep -q "no nodes" "$tmp/err" || fail "empty list message: $(cat "$tmp/err")"
 printf '{"items": [\n  {"metadata": }\n' >"$tmp/broken.json"
 if "$bin" health nodes "$tmp/broken.json" 2>"$tmp/err"; then fail "accepted broken JSON"; fi
 grep -q "broken.json:2:" "$tmp/err" || fail "JSON error position: $(cat "$tmp/err")"

@@ -58,9 +58,12 @@ TEST(StackHealthTest, PoolLabelIsConfigurable) {
   EXPECT_EQ(drift, 2);
 }
 
-TEST(StackHealthTest, EmptyListHasNoFindings) {
-  Result<std::vector<NodeInfo>> nodes =
-      ParseNodeList(R"({"apiVersion":"v1","kind":"List","items":[]})", "empty.json");
+TEST(StackHealthTest, EmptyListIsAnErrorUnlessAllowed) {
+  const char* empty = R"({"apiVersion":"v1","kind":"List","items":[]})";
+  Result<std::vector<NodeInfo>> refused = ParseNodeList(empty, "empty.json");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_THAT(refused.status().message(), HasSubstr("empty.json: no nodes"));
+  Result<std::vector<NodeInfo>> nodes = ParseNodeList(empty, "empty.json", {.allow_empty = true});
   ASSERT_TRUE(nodes.ok());
   EXPECT_TRUE(CheckStackHealth(*nodes).empty());
 }
