@@ -727,6 +727,8 @@ Decision GovernanceEngine::TryAdmit(const WorkloadRequest& req, SimTime now) con
   // that needs preemption, since then the whole-workload search would repeat it exactly.
   int preempting_groups = 0;
   std::vector<PreemptionTarget> single_targets;
+  bool no_candidates = false;  // Some group can only preempt and no victims are allowed.
+  std::vector<PendingDetail> no_candidate_reasons;
   int gpu = ResourceIndex(kGpuResource);
   (void)gpu;
   for (size_t psi = 0; psi < req.pod_sets.size(); ++psi) {
@@ -851,7 +853,18 @@ Decision GovernanceEngine::TryAdmit(const WorkloadRequest& req, SimTime now) con
         if (rank == kRankPreempt && st.spec.when_can_preempt == FungibilityPolicy::kMayStopSearch)
           break;
       }
-      if (best_rank <= kRankNoCandidates) {
+      if (best_rank == kRankNoCandidates) {
+        // Kueue's Preempt mode without targets: the workload stays pending, but its assignment
+        // is kept (the scheduler may reserve that quota for the rest of the cycle).
+        no_candidates = true;
+        std::stable_sort(tried.begin(), tried.end(),
+                         [](const PendingDetail& a, const PendingDetail& b) {
+                           return (a.reason == PendingReason::kNoPreemptionCandidates) <
+                                  (b.reason == PendingReason::kNoPreemptionCandidates);
+                         });
+        for (auto& t : tried) no_candidate_reasons.push_back(std::move(t));
+      }
+      if (best_rank < kRankNoCandidates) {
         d.mode = AdmissionMode::kNoFit;
         if (tried.empty()) {
           PendingDetail p;
@@ -867,7 +880,8 @@ Decision GovernanceEngine::TryAdmit(const WorkloadRequest& req, SimTime now) con
                            return (a.reason == PendingReason::kNoPreemptionCandidates) <
                                   (b.reason == PendingReason::kNoPreemptionCandidates);
                          });
-        d.reasons = std::move(tried);
+        d.reasons = std::move(no_candidate_reasons);
+        for (auto& t : tried) d.reasons.push_back(std::move(t));
         d.assignments.clear();
         return d;
       }
@@ -892,6 +906,11 @@ Decision GovernanceEngine::TryAdmit(const WorkloadRequest& req, SimTime now) con
         d.assignments.push_back(std::move(fa));
       }
     }
+  }
+  if (no_candidates) {
+    d.mode = AdmissionMode::kNoFit;
+    d.reasons = std::move(no_candidate_reasons);
+    return d;
   }
   if (need_preemption) {
     std::vector<Contested> contested;
@@ -944,6 +963,87 @@ Decision GovernanceEngine::TryAdmit(const WorkloadRequest& req, SimTime now) con
 }
 
 Status GovernanceEngine::Admit(const WorkloadRequest& req, const Decision& decision, SimTime now) {
+  return AdmitImpl(req, decision, now, true);
+}
+
+Status GovernanceEngine::RestoreAdmission(const WorkloadRequest& req, const Decision& decision,
+                                          SimTime admitted_at) {
+  Decision d = decision;
+  d.mode = AdmissionMode::kFit;
+  return AdmitImpl(req, d, admitted_at, false);
+}
+
+std::vector<std::pair<int, Amount>> GovernanceEngine::DecisionUsage(
+    const Decision& decision) const {
+  std::vector<std::pair<int, Amount>> out;
+  for (const auto& a : decision.assignments) {
+    int f = FlavorIndex(a.flavor), r = ResourceIndex(a.resource);
+    out.emplace_back(f < 0 || r < 0 ? -1 : Fr(f, r), a.amount);
+  }
+  return out;
+}
+
+bool GovernanceEngine::FitsWithout(const Decision& decision,
+                                   const std::vector<int64_t>& removed) const {
+  const int cq = decision.cluster_queue_index;
+  if (cq < 0) return false;
+  std::vector<const AdmittedWorkload*> gone;
+  for (int64_t id : removed) {
+    auto it = admitted_.find(id);
+    if (it == admitted_.end()) continue;
+    ApplyUsage(it->second, -1);
+    gone.push_back(&it->second);
+  }
+  std::vector<Amount> total(tree_.num_fr(), 0);
+  bool known = true;
+  for (const auto& [fr, a] : DecisionUsage(decision)) {
+    if (fr < 0)
+      known = false;
+    else
+      total[fr] += a;
+  }
+  bool fits = known;
+  for (int fr = 0; fits && fr < tree_.num_fr(); ++fr)
+    if (total[fr] > 0 && tree_.Available(cqs_[cq].node, fr) < total[fr]) fits = false;
+  for (const auto* w : gone) ApplyUsage(*w, +1);
+  return fits;
+}
+
+void GovernanceEngine::AddAssignmentUsage(const Decision& decision,
+                                          const std::vector<Amount>& amounts) {
+  const int cq = decision.cluster_queue_index;
+  if (cq < 0) return;
+  auto usage = DecisionUsage(decision);
+  for (size_t i = 0; i < usage.size() && i < amounts.size(); ++i)
+    if (usage[i].first >= 0 && amounts[i] != 0)
+      tree_.AddUsage(cqs_[cq].node, usage[i].first, amounts[i]);
+}
+
+double GovernanceEngine::DominantResourceShareWith(const Decision& decision) const {
+  const int cq = decision.cluster_queue_index;
+  if (cq < 0) return 0;
+  std::vector<Amount> extra(tree_.num_fr(), 0);
+  for (const auto& [fr, a] : DecisionUsage(decision))
+    if (fr >= 0) extra[fr] += a;
+  return tree_.DominantResourceShare(cqs_[cq].node, extra);
+}
+
+Amount GovernanceEngine::Nominal(std::string_view cq, std::string_view flavor,
+                                 std::string_view resource) const {
+  int q = FindClusterQueue(cq), f = FlavorIndex(flavor), r = ResourceIndex(resource);
+  if (q < 0 || f < 0 || r < 0) return 0;
+  return tree_.Nominal(cqs_[q].node, Fr(f, r));
+}
+
+Amount GovernanceEngine::BorrowingLimit(std::string_view cq, std::string_view flavor,
+                                        std::string_view resource) const {
+  int q = FindClusterQueue(cq), f = FlavorIndex(flavor), r = ResourceIndex(resource);
+  if (q < 0 || f < 0 || r < 0) return kUnlimited;
+  return tree_.BorrowingLimit(cqs_[q].node, Fr(f, r));
+}
+
+Status GovernanceEngine::AdmitImpl(const WorkloadRequest& req, const Decision& decision,
+                                   SimTime now, bool check_quota) {
   if (decision.mode != AdmissionMode::kFit)
     return Status::FailedPrecondition(
         fmt::format("Admit of {} with a {} decision", req.name, AdmissionModeName(decision.mode)));
@@ -975,7 +1075,7 @@ Status GovernanceEngine::Admit(const WorkloadRequest& req, const Decision& decis
   }
   int node = cqs_[cq].node;
   for (const auto& [fr, a] : w.usage)
-    if (tree_.Available(node, fr) < a)
+    if (check_quota && tree_.Available(node, fr) < a)
       return Status::FailedPrecondition(fmt::format(
           "quota for {} no longer fits in ClusterQueue {}", req.name, cqs_[cq].spec.name));
   ApplyUsage(w, +1);

@@ -109,6 +109,22 @@ class GovernanceEngine {
   // Reserves the quota of a kFit decision for `req`. REQUIRES: `decision` came from TryAdmit
   // on the current state. Fails if the id is already admitted or the quota no longer fits.
   Status Admit(const WorkloadRequest& req, const Decision& decision, SimTime now);
+  // Records a workload that already holds quota (Kueue's status.admission) without checking
+  // that it fits: a cluster may hold more than its queues allow after a quota change.
+  Status RestoreAdmission(const WorkloadRequest& req, const Decision& decision,
+                          SimTime admitted_at);
+  // Would `decision`'s assignments fit if the admitted workloads `removed` were gone (Kueue's
+  // scheduler check before issuing preemptions)? State is unchanged on return.
+  bool FitsWithout(const Decision& decision, const std::vector<int64_t>& removed) const;
+  // Adds `delta` (may be negative) to a queue's usage of every assignment, scaled by `scale`
+  // per assignment (the scheduler's reservations inside one cycle). Undo with -delta.
+  void AddAssignmentUsage(const Decision& decision, const std::vector<Amount>& amounts);
+  // Fair-sharing weighted share of the decision's queue once its assignments are added.
+  double DominantResourceShareWith(const Decision& decision) const;
+  // Nominal quota, borrowing limit (kUnlimited if none) of a queue's (flavor, resource).
+  Amount Nominal(std::string_view cq, std::string_view flavor, std::string_view resource) const;
+  Amount BorrowingLimit(std::string_view cq, std::string_view flavor,
+                        std::string_view resource) const;
   // Frees the quota of an admitted workload (finished, evicted, timed out).
   Status Release(int64_t workload_id);
   // Marks an admitted workload as being evicted (victim chosen, not gone yet): it is ordered
@@ -213,6 +229,10 @@ class GovernanceEngine {
                              const std::vector<Contested>& contested) const;
   VictimCandidate MakeCandidate(const AdmittedWorkload& w, bool same_queue, SimTime now) const;
   void ApplyUsage(const AdmittedWorkload& w, int sign) const;
+  Status AdmitImpl(const WorkloadRequest& req, const Decision& decision, SimTime now,
+                   bool check_quota);
+  // (fr, amount) per assignment of a decision; fr -1 for unknown names.
+  std::vector<std::pair<int, Amount>> DecisionUsage(const Decision& decision) const;
 
   Policy policy_;
   EngineOptions options_;
