@@ -13,8 +13,15 @@ namespace {
 
 constexpr const char* kGpuResource = "nvidia.com/gpu";
 
-// Flavor-mode ranks (Kueue flavorassigner: NoFit < Preempt(no candidates) < Preempt < Fit).
-enum Rank { kRankNoFit = 0, kRankNoCandidates = 1, kRankPreempt = 2, kRankFit = 3 };
+// Flavor-mode ranks (Kueue flavorassigner granular modes: NoFit < Preempt without candidates <
+// Preempt (some victim in the own queue) < Reclaim (victims only in other queues) < Fit).
+enum Rank {
+  kRankNoFit = 0,
+  kRankNoCandidates = 1,
+  kRankPreempt = 2,
+  kRankReclaim = 3,
+  kRankFit = 4
+};
 
 std::string Canon(Amount a, std::string_view resource) {
   if (a == kUnlimited) return "unlimited";
@@ -499,6 +506,19 @@ std::vector<PreemptionTarget> GovernanceEngine::FindTargets(int cq, int32_t prio
     auto ids = MinimalTargets(cq, contested, cands, order, false);
     if (!ids.empty()) return to_targets(ids, PreemptionReason::kInCohortReclamation);
   }
+  // 1b) Hierarchical reclaim (Kueue's hierarchical advantage): above its nominal quota, the
+  //     preemptor still fits within a cohort subtree below the root; borrowers there may be
+  //     reclaimed and the preemptor may end borrowing inside that subtree.
+  bool hierarchical = !under_nominal && any_cross &&
+                      std::all_of(contested.begin(), contested.end(), [&](const Contested& c) {
+                        return tree_.MayReclaimInHierarchy(me.node, c.fr, c.need);
+                      });
+  if (hierarchical) {
+    order.resize(num_all);
+    std::iota(order.begin(), order.end(), 0);
+    auto ids = MinimalTargets(cq, contested, cands, order, true);
+    if (!ids.empty()) return to_targets(ids, PreemptionReason::kInCohortReclamation);
+  }
   // 2) Reclaim while borrowing (borrowWithinCohort: LowerPriority, up to the threshold).
   if (pol.borrow_within_cohort == PreemptionPolicy::kLowerPriority && any_cross) {
     order.clear();
@@ -583,7 +603,12 @@ std::vector<PreemptionTarget> GovernanceEngine::FairSharingTargets(
       for (size_t k = 0; k < per_queue.size(); ++k) {
         if (pruned[k] || next[k] >= per_queue[k].second.size()) continue;
         double s = tree_.DominantResourceShare(cqs_[per_queue[k].first].node, {});
-        if (best == -1 || s > best_share) best = static_cast<int>(k), best_share = s;
+        // Equal shares: the queue whose next candidate comes first in victim order (Kueue's
+        // nextTarget tie-break: the most recently admitted of equal priority goes first).
+        const bool tie_wins =
+            best != -1 && s == best_share &&
+            ordering_->Before(per_queue[k].second[next[k]], per_queue[best].second[next[best]]);
+        if (best == -1 || s > best_share || tie_wins) best = static_cast<int>(k), best_share = s;
       }
       if (best == -1) break;
       int tq = per_queue[best].first;
@@ -817,7 +842,7 @@ Decision GovernanceEngine::TryAdmit(const WorkloadRequest& req, SimTime now) con
             tried.push_back(std::move(p));
             bool can_preempt =
                 any_preemption &&
-                (v <= tree_.Nominal(node, fr) ||
+                (v <= tree_.Nominal(node, fr) || tree_.MayReclaimInHierarchy(node, fr, v) ||
                  pol.borrow_within_cohort != PreemptionPolicy::kNever ||
                  (options_.fair_sharing && pol.reclaim_within_cohort != PreemptionPolicy::kNever));
             rank = std::min<int>(rank, can_preempt ? kRankPreempt : kRankNoFit);
@@ -841,6 +866,10 @@ Decision GovernanceEngine::TryAdmit(const WorkloadRequest& req, SimTime now) con
                 PreemptionPolicyName(pol.reclaim_within_cohort),
                 options_.enforce_tiers ? "enforced" : "off");
             tried.push_back(std::move(p));
+          } else if (std::none_of(targets.begin(), targets.end(), [](const PreemptionTarget& t) {
+                       return t.reason == PreemptionReason::kInClusterQueue;
+                     })) {
+            rank = kRankReclaim;
           }
         }
         bool better = rank > best_rank || (rank == best_rank && level < best_level);
@@ -850,7 +879,8 @@ Decision GovernanceEngine::TryAdmit(const WorkloadRequest& req, SimTime now) con
         }
         if (rank == kRankFit && level == 0) break;
         if (rank == kRankFit && st.spec.when_can_borrow == FungibilityPolicy::kMayStopSearch) break;
-        if (rank == kRankPreempt && st.spec.when_can_preempt == FungibilityPolicy::kMayStopSearch)
+        if ((rank == kRankPreempt || rank == kRankReclaim) &&
+            st.spec.when_can_preempt == FungibilityPolicy::kMayStopSearch)
           break;
       }
       if (best_rank == kRankNoCandidates) {
@@ -885,7 +915,7 @@ Decision GovernanceEngine::TryAdmit(const WorkloadRequest& req, SimTime now) con
         d.assignments.clear();
         return d;
       }
-      if (best_rank == kRankPreempt) {
+      if (best_rank == kRankPreempt || best_rank == kRankReclaim) {
         need_preemption = true;
         ++preempting_groups;
         single_targets = std::move(best_targets);

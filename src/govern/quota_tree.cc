@@ -164,6 +164,19 @@ int QuotaTree::BorrowingLevel(int node, int fr, Amount request) const {
   return level;
 }
 
+bool QuotaTree::MayReclaimInHierarchy(int node, int fr, Amount request) const {
+  const Node& n = nodes_[node];
+  if (n.parent == -1) return false;
+  if (n.usage[fr] + request <= n.sq[fr]) return true;
+  Amount remaining = request - std::max<Amount>(0, n.local[fr] - n.usage[fr]);
+  for (int a = n.parent; a != -1; a = nodes_[a].parent) {
+    const Node& an = nodes_[a];
+    if (an.usage[fr] + remaining <= an.sq[fr]) return an.parent != -1;
+    remaining -= std::max<Amount>(0, an.local[fr] - an.usage[fr]);
+  }
+  return false;
+}
+
 double QuotaTree::DominantResourceShare(int node, const std::vector<Amount>& extra) const {
   const Node& n = nodes_[node];
   if (n.parent == -1) return 0.0;

@@ -72,6 +72,10 @@ class QuotaTree {
   // Height of the lowest subtree that holds usage + request: 0 = within the node's own quota,
   // k = within the k-th ancestor's subtree quota. Used to prefer non-borrowing admissions.
   int BorrowingLevel(int node, int fr, Amount request) const;
+  // Kueue's FindHeightOfLowestSubtreeThatFits, second result: true when the lowest subtree
+  // holding the node's usage + request has a parent, i.e. it is not the whole cohort tree (the
+  // node may then reclaim inside that subtree although it goes above its own nominal quota).
+  bool MayReclaimInHierarchy(int node, int fr, Amount request) const;
 
   // Dominant resource share of node against its parent, with `extra` (indexed by fr, may be
   // empty) added to its usage: max over resources of 1000 * borrowed / lendable, divided by

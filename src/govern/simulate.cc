@@ -332,7 +332,9 @@ class Simulator {
       }
       // Pending. A head that needs preemption without candidates holds its quota for the rest
       // of the cycle unless its queue can always reclaim.
-      if (d.primary_reason() == PendingReason::kNoPreemptionCandidates && !d.assignments.empty() &&
+      // (A pending decision keeps its assignments only when it needs preemption without
+      // candidates.)
+      if (d.mode == AdmissionMode::kNoFit && !d.assignments.empty() &&
           engine_->policy()
                   .cluster_queues[d.cluster_queue_index]
                   .preemption.reclaim_within_cohort != PreemptionPolicy::kAny) {
