@@ -438,10 +438,9 @@ std::vector<int64_t> GovernanceEngine::MinimalTargets(
   return targets;
 }
 
-std::vector<PreemptionTarget> GovernanceEngine::FindTargets(int cq, int32_t priority,
-                                                            SimTime queue_ts,
-                                                            const std::vector<Contested>& contested,
-                                                            SimTime now) const {
+std::vector<PreemptionTarget> GovernanceEngine::FindTargets(
+    int cq, int32_t priority, SimTime queue_ts, const std::vector<Contested>& contested,
+    SimTime now, const std::vector<Contested>& requested) const {
   if (options_.fair_sharing) return FairSharingTargets(cq, priority, queue_ts, contested, now);
   const CqState& me = cqs_[cq];
   const PreemptionSpec& pol = me.spec.preemption;
@@ -500,7 +499,15 @@ std::vector<PreemptionTarget> GovernanceEngine::FindTargets(int cq, int32_t prio
   bool under_nominal = std::all_of(contested.begin(), contested.end(), [&](const Contested& c) {
     return tree_.Usage(me.node, c.fr) < tree_.Nominal(me.node, c.fr);
   });
-  if (under_nominal && any_cross) {
+  // Kueue checks the whole request against nominal quota: a preemptor that borrows on some
+  // other resource anyway cannot reclaim without borrowing.
+  const bool rest_within_nominal =
+      std::all_of(requested.begin(), requested.end(), [&](const Contested& r) {
+        return tree_.Usage(me.node, r.fr) + r.need <= tree_.Nominal(me.node, r.fr) ||
+               std::any_of(contested.begin(), contested.end(),
+                           [&](const Contested& c) { return c.fr == r.fr; });
+      });
+  if (under_nominal && rest_within_nominal && any_cross) {
     order.resize(num_all);
     std::iota(order.begin(), order.end(), 0);
     auto ids = MinimalTargets(cq, contested, cands, order, false);
@@ -851,7 +858,9 @@ Decision GovernanceEngine::TryAdmit(const WorkloadRequest& req, SimTime now) con
         }
         std::vector<PreemptionTarget> targets;
         if (rank == kRankPreempt) {
-          targets = FindTargets(cq, d.priority, req.queue_timestamp, contested, now);
+          std::vector<Contested> requested;
+          for (const auto& [r, a] : want) requested.push_back({Fr(f, r), assigned[Fr(f, r)] + a});
+          targets = FindTargets(cq, d.priority, req.queue_timestamp, contested, now, requested);
           if (targets.empty()) {
             rank = kRankNoCandidates;
             PendingDetail p;
@@ -944,11 +953,14 @@ Decision GovernanceEngine::TryAdmit(const WorkloadRequest& req, SimTime now) con
   }
   if (need_preemption) {
     std::vector<Contested> contested;
-    for (int fr : touched)
+    std::vector<Contested> requested;
+    for (int fr : touched) {
+      requested.push_back({fr, assigned[fr]});
       if (tree_.Available(node, fr) < assigned[fr]) contested.push_back({fr, assigned[fr]});
+    }
     d.victims = preempting_groups == 1
                     ? std::move(single_targets)
-                    : FindTargets(cq, d.priority, req.queue_timestamp, contested, now);
+                    : FindTargets(cq, d.priority, req.queue_timestamp, contested, now, requested);
     if (d.victims.empty()) {
       d.mode = AdmissionMode::kNoFit;
       for (const auto& c : contested) {

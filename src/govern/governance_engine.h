@@ -213,9 +213,11 @@ class GovernanceEngine {
   bool FlavorMatches(int flavor, const PodSetRequest& ps, std::string* why) const;
   bool TierAllowsPreemption(const AdmittedWorkload& w) const;
   bool Fits(int cq, const std::vector<Contested>& contested, bool allow_borrowing) const;
+  // `requested`: every (fr, total) of the request, contested or not (reclaiming without
+  // borrowing is only possible when the uncontested ones stay within nominal too).
   std::vector<PreemptionTarget> FindTargets(int cq, int32_t priority, SimTime queue_ts,
-                                            const std::vector<Contested>& contested,
-                                            SimTime now) const;
+                                            const std::vector<Contested>& contested, SimTime now,
+                                            const std::vector<Contested>& requested = {}) const;
   std::vector<PreemptionTarget> FairSharingTargets(int cq, int32_t priority, SimTime queue_ts,
                                                    const std::vector<Contested>& contested,
                                                    SimTime now) const;
