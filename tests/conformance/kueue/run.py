@@ -31,7 +31,8 @@ def ts(seconds):
         '%Y-%m-%dT%H:%M:%SZ')
 
 
-def expand(case):
+def expand(case, included=()):
+    included = list(included)
     items, lqs = [], {}
     for w in case.get('workloads', []):
         ns = w.get('namespace', 'default')
@@ -65,7 +66,7 @@ def expand(case):
                                 'lastTransitionTime': ts(w.get('reserved_at', 0))}]}
         items.append(obj)
     declared = {(o.get('metadata', {}).get('namespace', 'default'), o['metadata']['name'])
-                for o in case.get('objects', []) if o.get('kind') == 'LocalQueue'}
+                for o in case.get('objects', []) + included if o.get('kind') == 'LocalQueue'}
     docs = list(case.get('objects', []))
     for (ns, name), cq in sorted(lqs.items()):
         if (ns, name) not in declared:
@@ -143,7 +144,7 @@ def main():
         for inc in case.get('include', []):
             with open(os.path.join(here, inc)) as f:
                 docs += [d for d in yaml.safe_load_all(f) if d]
-        docs += expand(case)
+        docs += expand(case, docs)
         with tempfile.NamedTemporaryFile('w', suffix='.yaml', delete=False) as tmp:
             yaml.safe_dump_all(docs, tmp, sort_keys=False)
         cmd = [steward, 'policy', 'simulate', tmp.name, '--json']
