@@ -776,12 +776,14 @@ Decision GovernanceEngine::TryAdmit(const WorkloadRequest& req, SimTime now) con
                     fmt::format("resource {} unavailable in ClusterQueue {} (pod set {})",
                                 rr.resource, st.spec.name, ps.name));
       }
-      Amount total = rr.amount * ps.count;
+      // Saturating: a request beyond int64 is "more than any quota", never a wrapped number.
+      const Amount total =
+          ps.count > 0 && rr.amount > kUnlimited / ps.count ? kUnlimited : rr.amount * ps.count;
       auto it = std::find_if(totals.begin(), totals.end(), [&](auto& p) { return p.first == r; });
       if (it == totals.end())
         totals.emplace_back(r, total);
       else
-        it->second += total;
+        it->second = SatAdd(it->second, total);
     }
     for (size_t g = 0; g < st.groups.size(); ++g) {
       const Group& grp = st.groups[g];
@@ -809,7 +811,7 @@ Decision GovernanceEngine::TryAdmit(const WorkloadRequest& req, SimTime now) con
         std::vector<Contested> contested;
         for (const auto& [r, a] : want) {
           int fr = Fr(f, r);
-          Amount v = assigned[fr] + a;
+          Amount v = SatAdd(assigned[fr], a);
           Amount pot = tree_.PotentiallyAvailable(node, fr);
           Amount avail = std::max<Amount>(0, tree_.Available(node, fr));
           const std::string& rname = resource_names_[r];
@@ -848,7 +850,7 @@ Decision GovernanceEngine::TryAdmit(const WorkloadRequest& req, SimTime now) con
                       : "");
             tried.push_back(std::move(p));
             bool can_preempt =
-                any_preemption &&
+                (any_preemption || options_.preempt_mode_without_policy) &&
                 (v <= tree_.Nominal(node, fr) || tree_.MayReclaimInHierarchy(node, fr, v) ||
                  pol.borrow_within_cohort != PreemptionPolicy::kNever ||
                  (options_.fair_sharing && pol.reclaim_within_cohort != PreemptionPolicy::kNever));
@@ -859,7 +861,8 @@ Decision GovernanceEngine::TryAdmit(const WorkloadRequest& req, SimTime now) con
         std::vector<PreemptionTarget> targets;
         if (rank == kRankPreempt) {
           std::vector<Contested> requested;
-          for (const auto& [r, a] : want) requested.push_back({Fr(f, r), assigned[Fr(f, r)] + a});
+          for (const auto& [r, a] : want)
+            requested.push_back({Fr(f, r), SatAdd(assigned[Fr(f, r)], a)});
           targets = FindTargets(cq, d.priority, req.queue_timestamp, contested, now, requested);
           if (targets.empty()) {
             rank = kRankNoCandidates;
@@ -933,7 +936,7 @@ Decision GovernanceEngine::TryAdmit(const WorkloadRequest& req, SimTime now) con
       for (const auto& [r, a] : want) {
         int fr = Fr(best_f, r);
         if (assigned[fr] == 0) touched.push_back(fr);
-        assigned[fr] += a;
+        assigned[fr] = SatAdd(assigned[fr], a);
         FlavorAssignment fa;
         fa.pod_set = static_cast<int>(psi);
         fa.pod_set_name = ps.name;

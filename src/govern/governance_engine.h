@@ -58,6 +58,11 @@ struct EngineOptions {
   // S2-a LessThanOrEqualToFinalShare then S2-b LessThanInitialShare; borrowWithinCohort is
   // ignored (queue-semantics.md §2.7).
   bool fair_sharing = false;
+  // Kueue's flavor assigner tries preemption whenever the request fits the nominal quota, even
+  // when the queue's policies allow no victim (the mode is then "preempt without candidates",
+  // which the scheduler uses to reserve quota). false: such a flavor is plain "no fit" (the
+  // twin's reasons stay short).
+  bool preempt_mode_without_policy = false;
 };
 
 // One row of quota state, for metrics (kueue_cluster_queue_* names) and reports.

@@ -498,6 +498,7 @@ Result<SimulationResult> Simulate(const SimulationInput& input, const SimulateOp
   EngineOptions eo;
   eo.victim_ordering = "kueue-classic";
   eo.enforce_tiers = false;
+  eo.preempt_mode_without_policy = true;
   eo.fair_sharing = policy.configuration && policy.configuration->fair_sharing;
   STEWARD_ASSIGN_OR_RETURN(auto engine, GovernanceEngine::Create(policy, eo));
   Simulator sim(input, std::move(engine));

@@ -147,7 +147,7 @@ class WorkloadParser {
             auto q = ParseQuantity(kv.second.IsScalar() ? kv.second.Scalar() : "", r);
             if (!q.ok()) return Err(kv.second, field, q.status().message());
             if (std::string_view(which) == "containers")
-              sum[r] += *q;
+              sum[r] = SatAdd(sum[r], *q);
             else
               init_max[r] = std::max(init_max[r], *q);
           }

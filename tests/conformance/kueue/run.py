@@ -78,10 +78,11 @@ def expand(case, included=()):
 
 def check(case, out):
     by_name = {w['name']: w for w in out['workloads']}
+    by_name.update({f"{w['namespace']}/{w['name']}": w for w in out['workloads']})
     exp, errors = case.get('expect', {}), []
     want_pre = exp.get('preempted', {}) or {}
-    got_pre = {n for n, w in by_name.items() if w['state'] == 'preempted'}
-    if set(want_pre) != got_pre:
+    got_pre = {w['name'] for w in out['workloads'] if w['state'] == 'preempted'}
+    if {n.split('/')[-1] for n in want_pre} != got_pre:
         errors.append(f'preempted {sorted(got_pre)}, want {sorted(want_pre)}')
     for n, reason in want_pre.items():
         w = by_name.get(n)
