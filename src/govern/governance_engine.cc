@@ -835,7 +835,8 @@ Decision GovernanceEngine::TryAdmit(const WorkloadRequest& req, SimTime now) con
                                   : "");
             tried.push_back(std::move(p));
           } else if (v <= avail) {
-            level = std::max(level, tree_.BorrowingLevel(node, fr, v));
+            level =
+                std::max(level, tree_.BorrowingLevel(node, fr, v, options_.kueue_borrowing_height));
           } else {
             bool by_bl = tree_.AvailableIgnoringBorrowingLimits(node, fr) >= v;
             p.reason = by_bl ? PendingReason::kBorrowingLimit : PendingReason::kQuotaExhausted;

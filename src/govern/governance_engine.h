@@ -63,6 +63,9 @@ struct EngineOptions {
   // which the scheduler uses to reserve quota). false: such a flavor is plain "no fit" (the
   // twin's reasons stay short).
   bool preempt_mode_without_policy = false;
+  // Borrowing level as Kueue measures it (height of the lowest cohort subtree that fits, see
+  // QuotaTree::BorrowingLevel); false: one per cohort level (the twin's historical measure).
+  bool kueue_borrowing_height = false;
 };
 
 // One row of quota state, for metrics (kueue_cluster_queue_* names) and reports.

@@ -59,6 +59,12 @@ void QuotaTree::Finalize() {
     }
   }
   STEWARD_CHECK(order_.size() == nodes_.size());
+  for (auto it = order_.rbegin(); it != order_.rend(); ++it) {  // Children first.
+    Node& n = nodes_[*it];
+    n.height = 0;
+    for (int c : n.children)
+      n.height = std::max(n.height, nodes_[c].is_cq ? 1 : nodes_[c].height + 1);
+  }
   ComputeQuotas();
 }
 
@@ -149,19 +155,21 @@ Amount QuotaTree::AvailableIgnoringBorrowingLimits(int node, int fr) const {
   return AvailableImpl(node, fr, false);
 }
 
-int QuotaTree::BorrowingLevel(int node, int fr, Amount request) const {
+int QuotaTree::BorrowingLevel(int node, int fr, Amount request, bool subtree_height) const {
   int level = 0;
   Amount delta = request;
+  int last = node;
   while (node != -1) {
     const Node& n = nodes_[node];
     Amount after = n.usage[fr] + delta;
-    if (after <= n.sq[fr]) return level;
+    if (after <= n.sq[fr]) return subtree_height ? n.height : level;
+    last = node;
     delta =
         std::max<Amount>(0, after - n.local[fr]) - std::max<Amount>(0, n.usage[fr] - n.local[fr]);
     node = n.parent;
     ++level;
   }
-  return level;
+  return subtree_height ? nodes_[last].height : level;  // No subtree fits: the whole tree's.
 }
 
 bool QuotaTree::MayReclaimInHierarchy(int node, int fr, Amount request) const {

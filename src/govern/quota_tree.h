@@ -71,7 +71,10 @@ class QuotaTree {
   bool Borrowing(int node, int fr) const { return Usage(node, fr) > SubtreeQuota(node, fr); }
   // Height of the lowest subtree that holds usage + request: 0 = within the node's own quota,
   // k = within the k-th ancestor's subtree quota. Used to prefer non-borrowing admissions.
-  int BorrowingLevel(int node, int fr, Amount request) const;
+  // `subtree_height`: measure as Kueue does (FindHeightOfLowestSubtreeThatFits): the height of
+  // that subtree (distance to its furthest leaf), so borrowing from a deep cohort ranks above
+  // borrowing from a shallow sibling; otherwise the number of steps up.
+  int BorrowingLevel(int node, int fr, Amount request, bool subtree_height = false) const;
   // Kueue's FindHeightOfLowestSubtreeThatFits, second result: true when the lowest subtree
   // holding the node's usage + request has a parent, i.e. it is not the whole cohort tree (the
   // node may then reclaim inside that subtree although it goes above its own nominal quota).
@@ -87,6 +90,7 @@ class QuotaTree {
   struct Node {
     int parent = -1;
     bool is_cq = false;
+    int height = 0;  // Distance to the furthest leaf (Kueue's getNodeHeight).
     double weight = 1.0;
     std::vector<int> children;
     std::vector<char> defined;

@@ -499,6 +499,7 @@ Result<SimulationResult> Simulate(const SimulationInput& input, const SimulateOp
   eo.victim_ordering = "kueue-classic";
   eo.enforce_tiers = false;
   eo.preempt_mode_without_policy = true;
+  eo.kueue_borrowing_height = true;
   eo.fair_sharing = policy.configuration && policy.configuration->fair_sharing;
   STEWARD_ASSIGN_OR_RETURN(auto engine, GovernanceEngine::Create(policy, eo));
   Simulator sim(input, std::move(engine));
