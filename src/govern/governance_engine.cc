@@ -639,8 +639,11 @@ std::vector<PreemptionTarget> GovernanceEngine::FairSharingTargets(
       }
       ++next[best];
       ApplyUsage(w, -1);
-      removed.emplace_back(&w, tq == cq ? PreemptionReason::kInClusterQueue
-                                        : PreemptionReason::kInCohortFairSharing);
+      // Kueue (FairSharingPreemptWithinNominal): a preemptor that stays within its nominal
+      // quota reclaims (InCohortReclamation); otherwise it is fair sharing.
+      removed.emplace_back(&w, tq == cq         ? PreemptionReason::kInClusterQueue
+                               : within_nominal ? PreemptionReason::kInCohortReclamation
+                                                : PreemptionReason::kInCohortFairSharing);
       fits = Fits(cq, contested, true);
     }
   }

@@ -204,8 +204,9 @@ class Simulator {
     return order;
   }
 
-  // Picks the next entry by fair sharing: lowest share after admission, then priority, then
-  // timestamp (Kueue's fair-sharing iterator on a flat cohort).
+  // Picks the next entry by fair sharing: within nominal before borrowing (Kueue's
+  // FairSharingPrioritizeNonBorrowing), lowest share after admission, then priority, then
+  // timestamp (Kueue's fair-sharing tournament, flattened to the entries' own queues).
   int NextFairEntry(const std::vector<Entry>& entries, const std::vector<char>& done) const {
     int best = -1;
     double best_share = 0;
@@ -215,7 +216,10 @@ class Simulator {
       const Item& it = items_[entries[i].item];
       if (best >= 0) {
         const Item& bt = items_[entries[best].item];
-        if (s != best_share) {
+        const bool borrows = entries[i].d.borrows, best_borrows = entries[best].d.borrows;
+        if (borrows != best_borrows) {
+          if (borrows) continue;
+        } else if (s != best_share) {
           if (s > best_share) continue;
         } else if (it.priority != bt.priority) {
           if (it.priority < bt.priority) continue;
