@@ -162,7 +162,11 @@ ok = skipped = 0
 for i, (name, st) in enumerate(names):
     end = names[i + 1][1] if i + 1 < len(names) else len(body)
     case = body[st:end]
-    slug = 'preemption-' + re.sub(r'[^a-z0-9]+', '-', name.lower()).strip('-')[:80]
+    slug = re.sub(r'[^a-z0-9]+', '-', name.lower()).strip('-')
+    if len(slug) > 80:  # Long names: a prefix plus a digest keeps every case its own file.
+        import hashlib
+        slug = slug[:72] + '-' + hashlib.sha1(name.encode()).hexdigest()[:7]
+    slug = 'preemption-' + slug
     doc = {'upstream': {'repo': 'kubernetes-sigs/kueue', 'commit': 'ff69552e79ad',
                         'file': 'pkg/scheduler/preemption/preemption_test.go',
                         'test': 'TestPreemption', 'case': name}}

@@ -253,7 +253,11 @@ ok = sk = 0
 for i, (name, s) in enumerate(names):
     end = names[i + 1][1] if i + 1 < len(names) else body.index('\n\t}\n', s)
     case = body[s:end]
-    slug = PREFIX + re.sub(r'[^a-z0-9]+', '-', name.lower()).strip('-')[:80]
+    slug = re.sub(r'[^a-z0-9]+', '-', name.lower()).strip('-')
+    if len(slug) > 80:  # Long names: a prefix plus a digest keeps every case its own file.
+        import hashlib
+        slug = slug[:72] + '-' + hashlib.sha1(name.encode()).hexdigest()[:7]
+    slug = PREFIX + slug
     doc = {'upstream': {'repo': 'kubernetes-sigs/kueue', 'commit': 'ff69552e79ad',
                         'file': UPFILE, 'test': UPTEST, 'case': name}}
     try:
