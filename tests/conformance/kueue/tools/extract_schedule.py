@@ -27,7 +27,10 @@ def fq(chain):
         else: raise ValueError('flavor quotas call ' + c)
     return {'name': f, 'resources': rs}
 
+VARS = {}  # Local variables of the case's helper closures (rg := ..., preemption := ...).
+
 def group(args):
+    args = VARS.get(args.strip(), args)
     if 'MakeFlavorQuotas' not in args: raise ValueError('queues built by a helper closure (not yet re-expressed)')
     fls = [fq(x) for x in split_args(args)]
     cov = []
@@ -48,6 +51,7 @@ def enum(x):
     return POL[k]
 
 def preemption(a):
+    a = VARS.get(a.strip(), a)
     out = {}
     for key, field in [('WithinClusterQueue', 'withinClusterQueue'), ('ReclaimWithinCohort', 'reclaimWithinCohort')]:
         m = re.search(key + r':\s*([\w\.]+)', a)
@@ -130,7 +134,9 @@ def items(block, maker):
     out = []
     for m in re.finditer(r'\*?utiltestingapi\.' + maker + r'\(', block):
         end = chain_end(block, m.start())
-        out.append(block[m.start():end])
+        chain = block[m.start():end]
+        stop = re.search(r'\n\s*(\w+ :=|return )', chain)  # a closure's next statement
+        out.append(chain[:stop.start()] if stop else chain)
     return out
 
 def sworkload(chain):
@@ -260,6 +266,11 @@ for i, (name, s) in enumerate(names):
     slug = PREFIX + slug
     doc = {'upstream': {'repo': 'kubernetes-sigs/kueue', 'commit': 'ff69552e79ad',
                         'file': UPFILE, 'test': UPTEST, 'case': name}}
+    VARS.clear()
+    for m in re.finditer(r'(\w+) := (\*?utiltestingapi\.MakeFlavorQuotas\([^\n]*\.Obj\(\))\n', case):
+        VARS[m.group(1)] = m.group(2)
+    for m in re.finditer(r'(\w+) := (kueue\.ClusterQueuePreemption\{.*?\n\t+\})', case, re.S):
+        VARS[m.group(1)] = m.group(2)
     try:
         fg = field(case, 'featureGates')
         if fg:
@@ -306,7 +317,10 @@ for i, (name, s) in enumerate(names):
         ok += 1
     except (ValueError, IndexError, KeyError, AttributeError, StopIteration) as e:
         doc['skip'] = str(e); sk += 1
-    with open(os.path.join(outdir, slug + '.yaml'), 'w') as f:
+    target = os.path.join(outdir, slug + '.yaml')
+    if os.path.exists(target) and 'by hand' in open(target).read():
+        continue  # re-expressed by hand; keep it
+    with open(target, 'w') as f:
         f.write('# Kueue conformance case: re-expressed from the upstream table test named below\n'
                 '# (facts only). Input: shared queues (include) + objects + workloads; expect: after the cycles.\n')
         yaml.safe_dump(doc, f, sort_keys=False, default_flow_style=None, width=100)
