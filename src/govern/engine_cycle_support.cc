@@ -53,13 +53,13 @@ void GovernanceEngine::AddAssignmentUsage(const Decision& decision,
       tree_.AddUsage(cqs_[cq].node, usage[i].first, amounts[i]);
 }
 
-double GovernanceEngine::DominantResourceShareWith(const Decision& decision) const {
+double GovernanceEngine::DominantResourceShareWith(const Decision& decision, bool weighted) const {
   const int cq = decision.cluster_queue_index;
   if (cq < 0) return 0;
   std::vector<Amount> extra(tree_.num_fr(), 0);
   for (const auto& [fr, a] : DecisionUsage(decision))
     if (fr >= 0) extra[fr] += a;
-  return tree_.DominantResourceShare(cqs_[cq].node, extra);
+  return tree_.DominantResourceShare(cqs_[cq].node, extra, weighted);
 }
 
 Amount GovernanceEngine::Nominal(std::string_view cq, std::string_view flavor,

@@ -128,7 +128,7 @@ class GovernanceEngine {
   // per assignment (the scheduler's reservations inside one cycle). Undo with -delta.
   void AddAssignmentUsage(const Decision& decision, const std::vector<Amount>& amounts);
   // Fair-sharing weighted share of the decision's queue once its assignments are added.
-  double DominantResourceShareWith(const Decision& decision) const;
+  double DominantResourceShareWith(const Decision& decision, bool weighted = true) const;
   // Nominal quota, borrowing limit (kUnlimited if none) of a queue's (flavor, resource).
   Amount Nominal(std::string_view cq, std::string_view flavor, std::string_view resource) const;
   Amount BorrowingLimit(std::string_view cq, std::string_view flavor,

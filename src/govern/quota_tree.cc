@@ -185,7 +185,8 @@ bool QuotaTree::MayReclaimInHierarchy(int node, int fr, Amount request) const {
   return false;
 }
 
-double QuotaTree::DominantResourceShare(int node, const std::vector<Amount>& extra) const {
+double QuotaTree::DominantResourceShare(int node, const std::vector<Amount>& extra,
+                                        bool weighted) const {
   const Node& n = nodes_[node];
   if (n.parent == -1) return 0.0;
   const Node& p = nodes_[n.parent];
@@ -205,6 +206,7 @@ double QuotaTree::DominantResourceShare(int node, const std::vector<Amount>& ext
     best = std::max(best, 1000.0 * static_cast<double>(borrowed) / static_cast<double>(lendable));
   }
   if (!borrowing) return 0.0;
+  if (!weighted) return best;
   if (n.weight <= 0) return std::numeric_limits<double>::infinity();
   return best / n.weight;
 }

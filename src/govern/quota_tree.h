@@ -84,7 +84,10 @@ class QuotaTree {
   // empty) added to its usage: max over resources of 1000 * borrowed / lendable, divided by
   // the node's weight (Kueue fair_sharing.go). 0 for roots and non-borrowing nodes; +inf when
   // borrowing with weight 0.
-  double DominantResourceShare(int node, const std::vector<Amount>& extra) const;
+  // `weighted` false: the share before the division by the weight (Kueue compares that between
+  // two zero-weight borrowers, whose weighted shares are both infinite).
+  double DominantResourceShare(int node, const std::vector<Amount>& extra,
+                               bool weighted = true) const;
 
  private:
   struct Node {

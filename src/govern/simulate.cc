@@ -208,29 +208,28 @@ class Simulator {
   // FairSharingPrioritizeNonBorrowing), lowest share after admission, then priority, then
   // timestamp (Kueue's fair-sharing tournament, flattened to the entries' own queues).
   int NextFairEntry(const std::vector<Entry>& entries, const std::vector<char>& done) const {
+    // Ranking key, smaller first: borrowing, share after admission (two zero-weight borrowers,
+    // both infinite, compare their unweighted shares as Kueue's CompareDRS does), then -priority.
+    auto key = [&](size_t i) {
+      const Entry& e = entries[i];
+      double share = engine_->DominantResourceShareWith(e.d);
+      double unweighted = std::isinf(share) ? engine_->DominantResourceShareWith(e.d, false) : 0;
+      return std::make_tuple(e.d.borrows, share, unweighted, -items_[e.item].priority);
+    };
     int best = -1;
-    double best_share = 0;
     for (size_t i = 0; i < entries.size(); ++i) {
       if (done[i]) continue;
-      const double s = engine_->DominantResourceShareWith(entries[i].d);
-      const Item& it = items_[entries[i].item];
-      if (best >= 0) {
-        const Item& bt = items_[entries[best].item];
-        const bool borrows = entries[i].d.borrows, best_borrows = entries[best].d.borrows;
-        if (borrows != best_borrows) {
-          if (borrows) continue;
-        } else if (s != best_share) {
-          if (s > best_share) continue;
-        } else if (it.priority != bt.priority) {
-          if (it.priority < bt.priority) continue;
-        } else if (it.req.queue_timestamp != bt.req.queue_timestamp) {
-          if (it.req.queue_timestamp > bt.req.queue_timestamp) continue;
-        } else if (std::tie(it.req.namespace_name, it.req.name) >=
-                   std::tie(bt.req.namespace_name, bt.req.name)) {
-          continue;
-        }
+      if (best < 0) {
+        best = static_cast<int>(i);
+        continue;
       }
-      best = static_cast<int>(i), best_share = s;
+      const auto ki = key(i), kb = key(best);
+      const Item &it = items_[entries[i].item], &bt = items_[entries[best].item];
+      const bool before =
+          ki != kb ? ki < kb
+                   : std::tie(it.req.queue_timestamp, it.req.namespace_name, it.req.name) <
+                         std::tie(bt.req.queue_timestamp, bt.req.namespace_name, bt.req.name);
+      if (before) best = static_cast<int>(i);
     }
     return best;
   }

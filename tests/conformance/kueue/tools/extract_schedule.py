@@ -235,9 +235,6 @@ KNOWN = {
     'with fair sharing: hierarchical nominal-first prefers non-borrowing subtree': TOURNAMENT,
     'with fair sharing: hierarchical nominal-first with deeper nesting': TOURNAMENT,
     'with fair sharing: hierarchical nominal-first with mixed CQ and cohort quotas': TOURNAMENT,
-    'fair sharing two queues with weight 0 schedules workload which borrows less':
-        'with weight 0 Steward\'s share is infinite for every borrower, so the tie falls to '
-        'priority/time; Kueue compares the borrowed amounts (not yet investigated further)',
     'multiple preemptions within cq when fair sharing':
         'not explained yet: Steward finds the preemptors (3 CPU against nominal 2, reclaimWithinCohort '
         'Never) unable to preempt while borrowing; Kueue preempts one workload per queue',
