@@ -8,6 +8,8 @@
 
 #include "cli/commands.h"
 #include "govern/policy_io.h"
+#include "govern/simulate.h"
+#include "govern/workload_import.h"
 #include "twin/scenario.h"
 #include "twin/scenario_policy.h"
 
@@ -82,6 +84,43 @@ void RegisterPolicyCommands(CLI::App& app) {
       Fail();
     }
     std::cout << govern::ExportKueueYaml(*p);
+  });
+
+  struct SimulateArgs {
+    std::vector<std::string> files;
+    int cycles = 0;
+    bool json = false;
+  };
+  auto sim_args = std::make_shared<SimulateArgs>();
+  auto* sim = policy->add_subcommand(
+      "simulate",
+      "Run Kueue's scheduling cycles offline over ClusterQueues, LocalQueues, Cohorts, "
+      "priority classes and Workloads (kubectl get workloads -A -o yaml) and print what is "
+      "admitted, preempted or pending, and why");
+  sim->add_option("FILE", sim_args->files, "YAML files: Kueue objects and Workloads")
+      ->required()
+      ->check(CLI::ExistingFile);
+  sim->add_option("--cycles", sim_args->cycles,
+                  "Stop after N scheduling cycles (default: until nothing changes)")
+      ->check(CLI::NonNegativeNumber);
+  sim->add_flag("--json", sim_args->json,
+                "Print JSON: workloads[] (state, flavors, preempted_by, reason, message) and "
+                "cluster_queues[] (usage per flavor and resource)");
+  sim->callback([sim_args] {
+    auto input = govern::LoadSimulationFiles(sim_args->files);
+    if (!input.ok()) {
+      std::cerr << "steward policy simulate: " << input.status().message() << "\n";
+      Fail();
+    }
+    if (!sim_args->json)
+      for (const auto& w : input->policy.warnings) std::cerr << "warning: " << w << "\n";
+    auto result = govern::Simulate(*input, {.max_cycles = sim_args->cycles});
+    if (!result.ok()) {
+      std::cerr << "steward policy simulate: " << result.status().message() << "\n";
+      Fail();
+    }
+    std::cout << (sim_args->json ? govern::SimulationToJson(*result)
+                                 : govern::SimulationToText(*result));
   });
 }
 

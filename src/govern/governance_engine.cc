@@ -13,28 +13,20 @@ namespace {
 
 constexpr const char* kGpuResource = "nvidia.com/gpu";
 
-// Flavor-mode ranks (Kueue flavorassigner: NoFit < Preempt(no candidates) < Preempt < Fit).
-enum Rank { kRankNoFit = 0, kRankNoCandidates = 1, kRankPreempt = 2, kRankFit = 3 };
+// Flavor-mode ranks (Kueue flavorassigner granular modes: NoFit < Preempt without candidates <
+// Preempt (some victim in the own queue) < Reclaim (victims only in other queues) < Fit).
+enum Rank {
+  kRankNoFit = 0,
+  kRankNoCandidates = 1,
+  kRankPreempt = 2,
+  kRankReclaim = 3,
+  kRankFit = 4
+};
 
 std::string Canon(Amount a, std::string_view resource) {
   if (a == kUnlimited) return "unlimited";
   if (IsMilliResource(resource)) return fmt::format("{:g}", CanonicalValue(a, resource));
   return fmt::format("{}", a);
-}
-
-bool PriorityAllows(PreemptionPolicy policy, int32_t victim, int32_t preemptor, SimTime victim_ts,
-                    SimTime preemptor_ts) {
-  switch (policy) {
-    case PreemptionPolicy::kNever:
-      return false;
-    case PreemptionPolicy::kLowerPriority:
-      return victim < preemptor;
-    case PreemptionPolicy::kLowerOrNewerEqualPriority:
-      return victim < preemptor || (victim == preemptor && preemptor_ts < victim_ts);
-    case PreemptionPolicy::kAny:
-      return true;
-  }
-  return false;
 }
 
 }  // namespace
@@ -340,308 +332,6 @@ void GovernanceEngine::ApplyUsage(const AdmittedWorkload& w, int sign) const {
   for (const auto& [fr, a] : w.usage) tree_.AddUsage(node, fr, sign * a);
 }
 
-bool GovernanceEngine::Fits(int cq, const std::vector<Contested>& contested,
-                            bool allow_borrowing) const {
-  int node = cqs_[cq].node;
-  for (const auto& c : contested) {
-    if (tree_.Available(node, c.fr) < c.need) return false;
-    if (!allow_borrowing && tree_.Usage(node, c.fr) + c.need > tree_.Nominal(node, c.fr))
-      return false;
-  }
-  return true;
-}
-
-bool GovernanceEngine::CrossQueueVictimValid(int victim_cq, int preemptor_cq,
-                                             const std::vector<Contested>& contested) const {
-  // Ancestors of the preemptor, to find the lowest common ancestor.
-  std::vector<int> pre_anc;
-  for (int n = tree_.parent(cqs_[preemptor_cq].node); n != -1; n = tree_.parent(n))
-    pre_anc.push_back(n);
-  int vnode = cqs_[victim_cq].node;
-  for (const auto& c : contested) {
-    if (!tree_.Borrowing(vnode, c.fr)) continue;
-    // Every cohort strictly between the victim queue and the LCA must be above its subtree
-    // quota, or reclaiming would take from a subtree that is within its own share.
-    bool ok = true;
-    for (int n = tree_.parent(vnode); n != -1; n = tree_.parent(n)) {
-      if (std::find(pre_anc.begin(), pre_anc.end(), n) != pre_anc.end()) break;
-      if (!tree_.Borrowing(n, c.fr)) {
-        ok = false;
-        break;
-      }
-    }
-    if (ok) return true;
-  }
-  return false;
-}
-
-std::vector<int64_t> GovernanceEngine::MinimalTargets(
-    int cq, const std::vector<Contested>& contested, const std::vector<VictimCandidate>& candidates,
-    std::vector<int>& order, bool allow_borrowing) const {
-  // Candidates are taken in the ordering's order, but usually only the first few are needed:
-  // the best kFirst are selected (partial_sort: about one comparison per candidate), and only if
-  // they are not enough is the rest heaped (O(n), then O(log n) per candidate taken). The walk is
-  // the same as over a full sort.
-  constexpr size_t kFirst = 16;
-  auto before = [&](int a, int b) { return ordering_->Before(candidates[a], candidates[b]); };
-  auto after = [&](int a, int b) { return before(b, a); };
-  const size_t first = std::min(kFirst, order.size());
-  std::partial_sort(order.begin(), order.begin() + first, order.end(), before);
-  std::vector<const AdmittedWorkload*> removed;
-  bool fits = false;
-  // Tries one candidate; true when the preemptor fits.
-  auto take = [&](int index) {
-    const VictimCandidate& c = candidates[index];
-    const AdmittedWorkload& w = *c.workload;
-    if (!c.same_queue && !CrossQueueVictimValid(w.cluster_queue, cq, contested)) return false;
-    ApplyUsage(w, -1);
-    removed.push_back(&w);
-    return Fits(cq, contested, allow_borrowing);
-  };
-  for (size_t i = 0; i < first && !fits; ++i) fits = take(order[i]);
-  if (!fits && order.size() > first) {
-    auto rest = order.begin() + first;
-    std::make_heap(rest, order.end(), after);
-    for (auto end = order.end(); end != rest && !fits; --end) {
-      std::pop_heap(rest, end, after);
-      fits = take(*(end - 1));
-    }
-  }
-  if (!fits) {
-    for (const auto* w : removed) ApplyUsage(*w, +1);
-    return {};
-  }
-  // Fill back (Kueue fillBackWorkloads): return every target except the last whose return
-  // still lets the preemptor fit.
-  std::vector<char> kept(removed.size(), 0);
-  for (int i = static_cast<int>(removed.size()) - 2; i >= 0; --i) {
-    ApplyUsage(*removed[i], +1);
-    if (Fits(cq, contested, allow_borrowing)) {
-      kept[i] = 1;
-    } else {
-      ApplyUsage(*removed[i], -1);
-    }
-  }
-  std::vector<int64_t> targets;
-  for (size_t i = 0; i < removed.size(); ++i) {
-    if (kept[i]) continue;
-    targets.push_back(removed[i]->id);
-    ApplyUsage(*removed[i], +1);
-  }
-  return targets;
-}
-
-std::vector<PreemptionTarget> GovernanceEngine::FindTargets(int cq, int32_t priority,
-                                                            SimTime queue_ts,
-                                                            const std::vector<Contested>& contested,
-                                                            SimTime now) const {
-  if (options_.fair_sharing) return FairSharingTargets(cq, priority, queue_ts, contested, now);
-  const CqState& me = cqs_[cq];
-  const PreemptionSpec& pol = me.spec.preemption;
-  auto uses_contested = [&](const AdmittedWorkload& w) {
-    for (const auto& [fr, a] : w.usage)
-      for (const auto& c : contested)
-        if (c.fr == fr && a > 0) return true;
-    return false;
-  };
-  // Candidates go to a reused buffer: same-queue ones first, then the other queues'.
-  std::vector<VictimCandidate>& cands = scratch_candidates_;
-  cands.clear();
-  for (const AdmittedWorkload* w : me.admitted) {
-    if (!uses_contested(*w) || !TierAllowsPreemption(*w)) continue;
-    if (!PriorityAllows(pol.within_cluster_queue, w->priority, priority, w->queue_timestamp,
-                        queue_ts))
-      continue;
-    cands.push_back(MakeCandidate(*w, true, now));
-  }
-  const int num_same = static_cast<int>(cands.size());
-  if (pol.reclaim_within_cohort != PreemptionPolicy::kNever && tree_.parent(me.node) != -1) {
-    for (int other : cqs_by_root_[root_slot_[me.root]]) {
-      if (other == cq || !cqs_[other].spec.reclaimable) continue;
-      if (!CrossQueueVictimValid(other, cq, contested)) continue;
-      for (const AdmittedWorkload* w : cqs_[other].admitted) {
-        if (!uses_contested(*w) || !TierAllowsPreemption(*w)) continue;
-        if (!PriorityAllows(pol.reclaim_within_cohort, w->priority, priority, w->queue_timestamp,
-                            queue_ts))
-          continue;
-        cands.push_back(MakeCandidate(*w, false, now));
-      }
-    }
-  }
-  const int num_all = static_cast<int>(cands.size());
-  const bool any_cross = num_all > num_same;
-  std::vector<int> order;
-  order.reserve(num_all);
-  auto to_targets = [&](const std::vector<int64_t>& ids, PreemptionReason cross_reason) {
-    std::vector<PreemptionTarget> out;
-    for (int64_t id : ids) {
-      const AdmittedWorkload& w = admitted_.at(id);
-      PreemptionTarget t;
-      t.workload_id = id;
-      t.cluster_queue = cqs_[w.cluster_queue].spec.name;
-      t.reason = w.cluster_queue == cq ? PreemptionReason::kInClusterQueue : cross_reason;
-      t.priority = w.priority;
-      t.tier = w.tier;
-      t.gpus = w.gpus;
-      t.lost_gpu_hours = LostGpuHours(w, now);
-      out.push_back(t);
-    }
-    return out;
-  };
-  // 1) Reclaim without borrowing: the preemptor is below nominal where it needs preemption;
-  //    any allowed candidate, but it must end at/below nominal.
-  bool under_nominal = std::all_of(contested.begin(), contested.end(), [&](const Contested& c) {
-    return tree_.Usage(me.node, c.fr) < tree_.Nominal(me.node, c.fr);
-  });
-  if (under_nominal && any_cross) {
-    order.resize(num_all);
-    std::iota(order.begin(), order.end(), 0);
-    auto ids = MinimalTargets(cq, contested, cands, order, false);
-    if (!ids.empty()) return to_targets(ids, PreemptionReason::kInCohortReclamation);
-  }
-  // 2) Reclaim while borrowing (borrowWithinCohort: LowerPriority, up to the threshold).
-  if (pol.borrow_within_cohort == PreemptionPolicy::kLowerPriority && any_cross) {
-    order.clear();
-    for (int i = 0; i < num_all; ++i)
-      if (i < num_same ||
-          (cands[i].priority < priority &&
-           (!pol.max_priority_threshold || cands[i].priority <= *pol.max_priority_threshold)))
-        order.push_back(i);
-    auto ids = MinimalTargets(cq, contested, cands, order, true);
-    if (!ids.empty()) return to_targets(ids, PreemptionReason::kInCohortReclaimWhileBorrowing);
-  }
-  // 3) Only the preemptor's own queue; it may keep borrowing what it already borrows.
-  if (num_same > 0) {
-    order.resize(num_same);
-    std::iota(order.begin(), order.end(), 0);
-    auto ids = MinimalTargets(cq, contested, cands, order, true);
-    if (!ids.empty()) return to_targets(ids, PreemptionReason::kInClusterQueue);
-  }
-  return {};
-}
-
-std::vector<PreemptionTarget> GovernanceEngine::FairSharingTargets(
-    int cq, int32_t priority, SimTime queue_ts, const std::vector<Contested>& contested,
-    SimTime now) const {
-  const CqState& me = cqs_[cq];
-  const PreemptionSpec& pol = me.spec.preemption;
-  auto uses_contested = [&](const AdmittedWorkload& w) {
-    for (const auto& [fr, a] : w.usage)
-      for (const auto& c : contested)
-        if (c.fr == fr && a > 0) return true;
-    return false;
-  };
-  // Candidates per target queue, each list in victim order.
-  std::vector<std::pair<int, std::vector<VictimCandidate>>> per_queue;
-  auto collect = [&](int q, bool same) {
-    std::vector<VictimCandidate> list;
-    PreemptionPolicy p = same ? pol.within_cluster_queue : pol.reclaim_within_cohort;
-    for (const AdmittedWorkload* wp : cqs_[q].admitted) {
-      const AdmittedWorkload& w = *wp;
-      if (!uses_contested(w) || !TierAllowsPreemption(w)) continue;
-      if (!PriorityAllows(p, w.priority, priority, w.queue_timestamp, queue_ts)) continue;
-      list.push_back(MakeCandidate(w, same, now));
-    }
-    std::sort(list.begin(), list.end(), [&](const VictimCandidate& a, const VictimCandidate& b) {
-      return ordering_->Before(a, b);
-    });
-    if (!list.empty()) per_queue.emplace_back(q, std::move(list));
-  };
-  collect(cq, true);
-  if (pol.reclaim_within_cohort != PreemptionPolicy::kNever && tree_.parent(me.node) != -1)
-    for (int other : cqs_by_root_[root_slot_[me.root]])
-      if (other != cq && cqs_[other].spec.reclaimable &&
-          CrossQueueVictimValid(other, cq, contested))
-        collect(other, false);
-  if (per_queue.empty()) return {};
-
-  // DRS is compared at the "almost LCA": the children of the lowest common ancestor.
-  auto almost_lca = [&](int a, int b) {
-    std::vector<int> pa, pb;
-    for (int n = a; n != -1; n = tree_.parent(n)) pa.push_back(n);
-    for (int n = b; n != -1; n = tree_.parent(n)) pb.push_back(n);
-    int i = static_cast<int>(pa.size()) - 1, j = static_cast<int>(pb.size()) - 1;
-    while (i > 0 && j > 0 && pa[i - 1] == pb[j - 1]) --i, --j;
-    return std::pair<int, int>(pa[std::max(i - 1, 0)], pb[std::max(j - 1, 0)]);
-  };
-  std::vector<Amount> w_extra(tree_.num_fr(), 0);
-  for (const auto& c : contested) w_extra[c.fr] = c.need;
-  bool within_nominal = std::all_of(contested.begin(), contested.end(), [&](const Contested& c) {
-    return tree_.Usage(me.node, c.fr) + c.need <= tree_.Nominal(me.node, c.fr);
-  });
-
-  std::vector<std::pair<const AdmittedWorkload*, PreemptionReason>> removed;
-  std::vector<size_t> next(per_queue.size(), 0);
-  bool fits = Fits(cq, contested, true);
-  // Pass 0 = S2-a (LessThanOrEqualToFinalShare), pass 1 = S2-b (LessThanInitialShare).
-  for (int pass = 0; pass < 2 && !fits; ++pass) {
-    std::vector<char> pruned(per_queue.size(), 0);
-    while (!fits) {
-      // Target queue with the highest share among those with candidates left.
-      int best = -1;
-      double best_share = -1;
-      for (size_t k = 0; k < per_queue.size(); ++k) {
-        if (pruned[k] || next[k] >= per_queue[k].second.size()) continue;
-        double s = tree_.DominantResourceShare(cqs_[per_queue[k].first].node, {});
-        if (best == -1 || s > best_share) best = static_cast<int>(k), best_share = s;
-      }
-      if (best == -1) break;
-      int tq = per_queue[best].first;
-      const VictimCandidate& cand = per_queue[best].second[next[best]];
-      const AdmittedWorkload& w = *cand.workload;
-      bool accept;
-      if (tq == cq || within_nominal) {
-        accept = true;
-      } else {
-        auto [pre_side, tgt_side] = almost_lca(me.node, cqs_[tq].node);
-        double pre_share = tree_.DominantResourceShare(pre_side, w_extra);
-        double before = tree_.DominantResourceShare(tgt_side, {});
-        ApplyUsage(w, -1);
-        double after = tree_.DominantResourceShare(tgt_side, {});
-        ApplyUsage(w, +1);
-        accept = pass == 0 ? pre_share <= after : pre_share < before;
-      }
-      if (!accept) {
-        pruned[best] = 1;
-        continue;
-      }
-      ++next[best];
-      ApplyUsage(w, -1);
-      removed.emplace_back(&w, tq == cq ? PreemptionReason::kInClusterQueue
-                                        : PreemptionReason::kInCohortFairSharing);
-      fits = Fits(cq, contested, true);
-    }
-  }
-  if (!fits) {
-    for (const auto& [w, r] : removed) ApplyUsage(*w, +1);
-    return {};
-  }
-  std::vector<char> kept(removed.size(), 0);
-  for (int i = static_cast<int>(removed.size()) - 2; i >= 0; --i) {
-    ApplyUsage(*removed[i].first, +1);
-    if (Fits(cq, contested, true))
-      kept[i] = 1;
-    else
-      ApplyUsage(*removed[i].first, -1);
-  }
-  std::vector<PreemptionTarget> out;
-  for (size_t i = 0; i < removed.size(); ++i) {
-    if (kept[i]) continue;
-    const AdmittedWorkload& w = *removed[i].first;
-    ApplyUsage(w, +1);
-    PreemptionTarget t;
-    t.workload_id = w.id;
-    t.cluster_queue = cqs_[w.cluster_queue].spec.name;
-    t.reason = removed[i].second;
-    t.priority = w.priority;
-    t.tier = w.tier;
-    t.gpus = w.gpus;
-    t.lost_gpu_hours = LostGpuHours(w, now);
-    out.push_back(t);
-  }
-  return out;
-}
-
 Decision GovernanceEngine::TryAdmit(const WorkloadRequest& req, SimTime now) const {
   Decision d;
   auto fail = [&](AdmissionMode mode, PendingReason reason, std::string msg) {
@@ -727,6 +417,8 @@ Decision GovernanceEngine::TryAdmit(const WorkloadRequest& req, SimTime now) con
   // that needs preemption, since then the whole-workload search would repeat it exactly.
   int preempting_groups = 0;
   std::vector<PreemptionTarget> single_targets;
+  bool no_candidates = false;  // Some group can only preempt and no victims are allowed.
+  std::vector<PendingDetail> no_candidate_reasons;
   int gpu = ResourceIndex(kGpuResource);
   (void)gpu;
   for (size_t psi = 0; psi < req.pod_sets.size(); ++psi) {
@@ -742,12 +434,14 @@ Decision GovernanceEngine::TryAdmit(const WorkloadRequest& req, SimTime now) con
                     fmt::format("resource {} unavailable in ClusterQueue {} (pod set {})",
                                 rr.resource, st.spec.name, ps.name));
       }
-      Amount total = rr.amount * ps.count;
+      // Saturating: a request beyond int64 is "more than any quota", never a wrapped number.
+      const Amount total =
+          ps.count > 0 && rr.amount > kUnlimited / ps.count ? kUnlimited : rr.amount * ps.count;
       auto it = std::find_if(totals.begin(), totals.end(), [&](auto& p) { return p.first == r; });
       if (it == totals.end())
         totals.emplace_back(r, total);
       else
-        it->second += total;
+        it->second = SatAdd(it->second, total);
     }
     for (size_t g = 0; g < st.groups.size(); ++g) {
       const Group& grp = st.groups[g];
@@ -775,7 +469,7 @@ Decision GovernanceEngine::TryAdmit(const WorkloadRequest& req, SimTime now) con
         std::vector<Contested> contested;
         for (const auto& [r, a] : want) {
           int fr = Fr(f, r);
-          Amount v = assigned[fr] + a;
+          Amount v = SatAdd(assigned[fr], a);
           Amount pot = tree_.PotentiallyAvailable(node, fr);
           Amount avail = std::max<Amount>(0, tree_.Available(node, fr));
           const std::string& rname = resource_names_[r];
@@ -799,7 +493,8 @@ Decision GovernanceEngine::TryAdmit(const WorkloadRequest& req, SimTime now) con
                                   : "");
             tried.push_back(std::move(p));
           } else if (v <= avail) {
-            level = std::max(level, tree_.BorrowingLevel(node, fr, v));
+            level =
+                std::max(level, tree_.BorrowingLevel(node, fr, v, options_.kueue_borrowing_height));
           } else {
             bool by_bl = tree_.AvailableIgnoringBorrowingLimits(node, fr) >= v;
             p.reason = by_bl ? PendingReason::kBorrowingLimit : PendingReason::kQuotaExhausted;
@@ -814,8 +509,8 @@ Decision GovernanceEngine::TryAdmit(const WorkloadRequest& req, SimTime now) con
                       : "");
             tried.push_back(std::move(p));
             bool can_preempt =
-                any_preemption &&
-                (v <= tree_.Nominal(node, fr) ||
+                (any_preemption || options_.preempt_mode_without_policy) &&
+                (v <= tree_.Nominal(node, fr) || tree_.MayReclaimInHierarchy(node, fr, v) ||
                  pol.borrow_within_cohort != PreemptionPolicy::kNever ||
                  (options_.fair_sharing && pol.reclaim_within_cohort != PreemptionPolicy::kNever));
             rank = std::min<int>(rank, can_preempt ? kRankPreempt : kRankNoFit);
@@ -824,7 +519,10 @@ Decision GovernanceEngine::TryAdmit(const WorkloadRequest& req, SimTime now) con
         }
         std::vector<PreemptionTarget> targets;
         if (rank == kRankPreempt) {
-          targets = FindTargets(cq, d.priority, req.queue_timestamp, contested, now);
+          std::vector<Contested> requested;
+          for (const auto& [r, a] : want)
+            requested.push_back({Fr(f, r), SatAdd(assigned[Fr(f, r)], a)});
+          targets = FindTargets(cq, d.priority, req.queue_timestamp, contested, now, requested);
           if (targets.empty()) {
             rank = kRankNoCandidates;
             PendingDetail p;
@@ -839,6 +537,10 @@ Decision GovernanceEngine::TryAdmit(const WorkloadRequest& req, SimTime now) con
                 PreemptionPolicyName(pol.reclaim_within_cohort),
                 options_.enforce_tiers ? "enforced" : "off");
             tried.push_back(std::move(p));
+          } else if (std::none_of(targets.begin(), targets.end(), [](const PreemptionTarget& t) {
+                       return t.reason == PreemptionReason::kInClusterQueue;
+                     })) {
+            rank = kRankReclaim;
           }
         }
         bool better = rank > best_rank || (rank == best_rank && level < best_level);
@@ -848,10 +550,22 @@ Decision GovernanceEngine::TryAdmit(const WorkloadRequest& req, SimTime now) con
         }
         if (rank == kRankFit && level == 0) break;
         if (rank == kRankFit && st.spec.when_can_borrow == FungibilityPolicy::kMayStopSearch) break;
-        if (rank == kRankPreempt && st.spec.when_can_preempt == FungibilityPolicy::kMayStopSearch)
+        if ((rank == kRankPreempt || rank == kRankReclaim) &&
+            st.spec.when_can_preempt == FungibilityPolicy::kMayStopSearch)
           break;
       }
-      if (best_rank <= kRankNoCandidates) {
+      if (best_rank == kRankNoCandidates) {
+        // Kueue's Preempt mode without targets: the workload stays pending, but its assignment
+        // is kept (the scheduler may reserve that quota for the rest of the cycle).
+        no_candidates = true;
+        std::stable_sort(tried.begin(), tried.end(),
+                         [](const PendingDetail& a, const PendingDetail& b) {
+                           return (a.reason == PendingReason::kNoPreemptionCandidates) <
+                                  (b.reason == PendingReason::kNoPreemptionCandidates);
+                         });
+        for (auto& t : tried) no_candidate_reasons.push_back(std::move(t));
+      }
+      if (best_rank < kRankNoCandidates) {
         d.mode = AdmissionMode::kNoFit;
         if (tried.empty()) {
           PendingDetail p;
@@ -867,11 +581,12 @@ Decision GovernanceEngine::TryAdmit(const WorkloadRequest& req, SimTime now) con
                            return (a.reason == PendingReason::kNoPreemptionCandidates) <
                                   (b.reason == PendingReason::kNoPreemptionCandidates);
                          });
-        d.reasons = std::move(tried);
+        d.reasons = std::move(no_candidate_reasons);
+        for (auto& t : tried) d.reasons.push_back(std::move(t));
         d.assignments.clear();
         return d;
       }
-      if (best_rank == kRankPreempt) {
+      if (best_rank == kRankPreempt || best_rank == kRankReclaim) {
         need_preemption = true;
         ++preempting_groups;
         single_targets = std::move(best_targets);
@@ -880,7 +595,7 @@ Decision GovernanceEngine::TryAdmit(const WorkloadRequest& req, SimTime now) con
       for (const auto& [r, a] : want) {
         int fr = Fr(best_f, r);
         if (assigned[fr] == 0) touched.push_back(fr);
-        assigned[fr] += a;
+        assigned[fr] = SatAdd(assigned[fr], a);
         FlavorAssignment fa;
         fa.pod_set = static_cast<int>(psi);
         fa.pod_set_name = ps.name;
@@ -893,13 +608,21 @@ Decision GovernanceEngine::TryAdmit(const WorkloadRequest& req, SimTime now) con
       }
     }
   }
+  if (no_candidates) {
+    d.mode = AdmissionMode::kNoFit;
+    d.reasons = std::move(no_candidate_reasons);
+    return d;
+  }
   if (need_preemption) {
     std::vector<Contested> contested;
-    for (int fr : touched)
+    std::vector<Contested> requested;
+    for (int fr : touched) {
+      requested.push_back({fr, assigned[fr]});
       if (tree_.Available(node, fr) < assigned[fr]) contested.push_back({fr, assigned[fr]});
+    }
     d.victims = preempting_groups == 1
                     ? std::move(single_targets)
-                    : FindTargets(cq, d.priority, req.queue_timestamp, contested, now);
+                    : FindTargets(cq, d.priority, req.queue_timestamp, contested, now, requested);
     if (d.victims.empty()) {
       d.mode = AdmissionMode::kNoFit;
       for (const auto& c : contested) {
@@ -944,6 +667,18 @@ Decision GovernanceEngine::TryAdmit(const WorkloadRequest& req, SimTime now) con
 }
 
 Status GovernanceEngine::Admit(const WorkloadRequest& req, const Decision& decision, SimTime now) {
+  return AdmitImpl(req, decision, now, true);
+}
+
+Status GovernanceEngine::RestoreAdmission(const WorkloadRequest& req, const Decision& decision,
+                                          SimTime admitted_at) {
+  Decision d = decision;
+  d.mode = AdmissionMode::kFit;
+  return AdmitImpl(req, d, admitted_at, false);
+}
+
+Status GovernanceEngine::AdmitImpl(const WorkloadRequest& req, const Decision& decision,
+                                   SimTime now, bool check_quota) {
   if (decision.mode != AdmissionMode::kFit)
     return Status::FailedPrecondition(
         fmt::format("Admit of {} with a {} decision", req.name, AdmissionModeName(decision.mode)));
@@ -975,7 +710,7 @@ Status GovernanceEngine::Admit(const WorkloadRequest& req, const Decision& decis
   }
   int node = cqs_[cq].node;
   for (const auto& [fr, a] : w.usage)
-    if (tree_.Available(node, fr) < a)
+    if (check_quota && tree_.Available(node, fr) < a)
       return Status::FailedPrecondition(fmt::format(
           "quota for {} no longer fits in ClusterQueue {}", req.name, cqs_[cq].spec.name));
   ApplyUsage(w, +1);
@@ -1053,69 +788,6 @@ Status GovernanceEngine::SetNominalQuota(std::string_view cq, std::string_view f
   tree_.UpdateQuota(cqs_[q].node, fr, nominal, old.borrowing_limit.value_or(kUnlimited),
                     old.lending_limit.value_or(kUnlimited));
   return Status::Ok();
-}
-
-const AdmittedWorkload* GovernanceEngine::FindAdmitted(int64_t id) const {
-  auto it = admitted_.find(id);
-  return it == admitted_.end() ? nullptr : &it->second;
-}
-
-Amount GovernanceEngine::Usage(std::string_view cq, std::string_view flavor,
-                               std::string_view resource) const {
-  int q = FindClusterQueue(cq), f = FlavorIndex(flavor), r = ResourceIndex(resource);
-  if (q < 0 || f < 0 || r < 0) return 0;
-  return tree_.Usage(cqs_[q].node, Fr(f, r));
-}
-
-Amount GovernanceEngine::Available(std::string_view cq, std::string_view flavor,
-                                   std::string_view resource) const {
-  int q = FindClusterQueue(cq), f = FlavorIndex(flavor), r = ResourceIndex(resource);
-  if (q < 0 || f < 0 || r < 0) return 0;
-  return std::max<Amount>(0, tree_.Available(cqs_[q].node, Fr(f, r)));
-}
-
-Amount GovernanceEngine::MaxUsable(std::string_view cq, std::string_view flavor,
-                                   std::string_view resource) const {
-  int q = FindClusterQueue(cq), f = FlavorIndex(flavor), r = ResourceIndex(resource);
-  if (q < 0 || f < 0 || r < 0) return 0;
-  return tree_.PotentiallyAvailable(cqs_[q].node, Fr(f, r));
-}
-
-std::vector<QuotaStatus> GovernanceEngine::QuotaStatuses() const {
-  std::vector<QuotaStatus> out;
-  for (const auto& st : cqs_)
-    for (const auto& g : st.spec.resource_groups)
-      for (const auto& fq : g.flavors) {
-        int f = FlavorIndex(fq.flavor);
-        if (f < 0) continue;
-        for (const auto& rq : fq.resources) {
-          int fr = Fr(f, ResourceIndex(rq.resource));
-          QuotaStatus s;
-          s.cluster_queue = st.spec.name;
-          s.cohort = st.spec.cohort;
-          s.flavor = fq.flavor;
-          s.resource = rq.resource;
-          s.nominal = tree_.Nominal(st.node, fr);
-          s.borrowing_limit = tree_.BorrowingLimit(st.node, fr);
-          s.lending_limit = tree_.LendingLimit(st.node, fr);
-          s.usage = tree_.Usage(st.node, fr);
-          s.borrowed = std::max<Amount>(0, s.usage - s.nominal);
-          s.available = std::max<Amount>(0, tree_.Available(st.node, fr));
-          s.max_usable = tree_.PotentiallyAvailable(st.node, fr);
-          out.push_back(std::move(s));
-        }
-      }
-  return out;
-}
-
-double GovernanceEngine::DominantResourceShare(int cq) const {
-  return tree_.DominantResourceShare(cqs_[cq].node, {});
-}
-
-bool GovernanceEngine::IsBorrowing(int cq) const {
-  for (int fr = 0; fr < tree_.num_fr(); ++fr)
-    if (tree_.Defines(cqs_[cq].node, fr) && tree_.Borrowing(cqs_[cq].node, fr)) return true;
-  return false;
 }
 
 WorkloadRequest PodGroupToRequest(const PodGroupSpec& pg, int64_t id) {

@@ -58,6 +58,14 @@ struct EngineOptions {
   // S2-a LessThanOrEqualToFinalShare then S2-b LessThanInitialShare; borrowWithinCohort is
   // ignored (queue-semantics.md §2.7).
   bool fair_sharing = false;
+  // Kueue's flavor assigner tries preemption whenever the request fits the nominal quota, even
+  // when the queue's policies allow no victim (the mode is then "preempt without candidates",
+  // which the scheduler uses to reserve quota). false: such a flavor is plain "no fit" (the
+  // twin's reasons stay short).
+  bool preempt_mode_without_policy = false;
+  // Borrowing level as Kueue measures it (height of the lowest cohort subtree that fits, see
+  // QuotaTree::BorrowingLevel); false: one per cohort level (the twin's historical measure).
+  bool kueue_borrowing_height = false;
 };
 
 // One row of quota state, for metrics (kueue_cluster_queue_* names) and reports.
@@ -109,6 +117,22 @@ class GovernanceEngine {
   // Reserves the quota of a kFit decision for `req`. REQUIRES: `decision` came from TryAdmit
   // on the current state. Fails if the id is already admitted or the quota no longer fits.
   Status Admit(const WorkloadRequest& req, const Decision& decision, SimTime now);
+  // Records a workload that already holds quota (Kueue's status.admission) without checking
+  // that it fits: a cluster may hold more than its queues allow after a quota change.
+  Status RestoreAdmission(const WorkloadRequest& req, const Decision& decision,
+                          SimTime admitted_at);
+  // Would `decision`'s assignments fit if the admitted workloads `removed` were gone (Kueue's
+  // scheduler check before issuing preemptions)? State is unchanged on return.
+  bool FitsWithout(const Decision& decision, const std::vector<int64_t>& removed) const;
+  // Adds `delta` (may be negative) to a queue's usage of every assignment, scaled by `scale`
+  // per assignment (the scheduler's reservations inside one cycle). Undo with -delta.
+  void AddAssignmentUsage(const Decision& decision, const std::vector<Amount>& amounts);
+  // Fair-sharing weighted share of the decision's queue once its assignments are added.
+  double DominantResourceShareWith(const Decision& decision, bool weighted = true) const;
+  // Nominal quota, borrowing limit (kUnlimited if none) of a queue's (flavor, resource).
+  Amount Nominal(std::string_view cq, std::string_view flavor, std::string_view resource) const;
+  Amount BorrowingLimit(std::string_view cq, std::string_view flavor,
+                        std::string_view resource) const;
   // Frees the quota of an admitted workload (finished, evicted, timed out).
   Status Release(int64_t workload_id);
   // Marks an admitted workload as being evicted (victim chosen, not gone yet): it is ordered
@@ -197,9 +221,11 @@ class GovernanceEngine {
   bool FlavorMatches(int flavor, const PodSetRequest& ps, std::string* why) const;
   bool TierAllowsPreemption(const AdmittedWorkload& w) const;
   bool Fits(int cq, const std::vector<Contested>& contested, bool allow_borrowing) const;
+  // `requested`: every (fr, total) of the request, contested or not (reclaiming without
+  // borrowing is only possible when the uncontested ones stay within nominal too).
   std::vector<PreemptionTarget> FindTargets(int cq, int32_t priority, SimTime queue_ts,
-                                            const std::vector<Contested>& contested,
-                                            SimTime now) const;
+                                            const std::vector<Contested>& contested, SimTime now,
+                                            const std::vector<Contested>& requested = {}) const;
   std::vector<PreemptionTarget> FairSharingTargets(int cq, int32_t priority, SimTime queue_ts,
                                                    const std::vector<Contested>& contested,
                                                    SimTime now) const;
@@ -213,6 +239,10 @@ class GovernanceEngine {
                              const std::vector<Contested>& contested) const;
   VictimCandidate MakeCandidate(const AdmittedWorkload& w, bool same_queue, SimTime now) const;
   void ApplyUsage(const AdmittedWorkload& w, int sign) const;
+  Status AdmitImpl(const WorkloadRequest& req, const Decision& decision, SimTime now,
+                   bool check_quota);
+  // (fr, amount) per assignment of a decision; fr -1 for unknown names.
+  std::vector<std::pair<int, Amount>> DecisionUsage(const Decision& decision) const;
 
   Policy policy_;
   EngineOptions options_;

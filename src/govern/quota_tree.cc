@@ -59,6 +59,12 @@ void QuotaTree::Finalize() {
     }
   }
   STEWARD_CHECK(order_.size() == nodes_.size());
+  for (auto it = order_.rbegin(); it != order_.rend(); ++it) {  // Children first.
+    Node& n = nodes_[*it];
+    n.height = 0;
+    for (int c : n.children)
+      n.height = std::max(n.height, nodes_[c].is_cq ? 1 : nodes_[c].height + 1);
+  }
   ComputeQuotas();
 }
 
@@ -149,22 +155,38 @@ Amount QuotaTree::AvailableIgnoringBorrowingLimits(int node, int fr) const {
   return AvailableImpl(node, fr, false);
 }
 
-int QuotaTree::BorrowingLevel(int node, int fr, Amount request) const {
+int QuotaTree::BorrowingLevel(int node, int fr, Amount request, bool subtree_height) const {
   int level = 0;
   Amount delta = request;
+  int last = node;
   while (node != -1) {
     const Node& n = nodes_[node];
     Amount after = n.usage[fr] + delta;
-    if (after <= n.sq[fr]) return level;
+    if (after <= n.sq[fr]) return subtree_height ? n.height : level;
+    last = node;
     delta =
         std::max<Amount>(0, after - n.local[fr]) - std::max<Amount>(0, n.usage[fr] - n.local[fr]);
     node = n.parent;
     ++level;
   }
-  return level;
+  return subtree_height ? nodes_[last].height : level;  // No subtree fits: the whole tree's.
 }
 
-double QuotaTree::DominantResourceShare(int node, const std::vector<Amount>& extra) const {
+bool QuotaTree::MayReclaimInHierarchy(int node, int fr, Amount request) const {
+  const Node& n = nodes_[node];
+  if (n.parent == -1) return false;
+  if (n.usage[fr] + request <= n.sq[fr]) return true;
+  Amount remaining = request - std::max<Amount>(0, n.local[fr] - n.usage[fr]);
+  for (int a = n.parent; a != -1; a = nodes_[a].parent) {
+    const Node& an = nodes_[a];
+    if (an.usage[fr] + remaining <= an.sq[fr]) return an.parent != -1;
+    remaining -= std::max<Amount>(0, an.local[fr] - an.usage[fr]);
+  }
+  return false;
+}
+
+double QuotaTree::DominantResourceShare(int node, const std::vector<Amount>& extra,
+                                        bool weighted) const {
   const Node& n = nodes_[node];
   if (n.parent == -1) return 0.0;
   const Node& p = nodes_[n.parent];
@@ -184,6 +206,7 @@ double QuotaTree::DominantResourceShare(int node, const std::vector<Amount>& ext
     best = std::max(best, 1000.0 * static_cast<double>(borrowed) / static_cast<double>(lendable));
   }
   if (!borrowing) return 0.0;
+  if (!weighted) return best;
   if (n.weight <= 0) return std::numeric_limits<double>::infinity();
   return best / n.weight;
 }

@@ -71,18 +71,29 @@ class QuotaTree {
   bool Borrowing(int node, int fr) const { return Usage(node, fr) > SubtreeQuota(node, fr); }
   // Height of the lowest subtree that holds usage + request: 0 = within the node's own quota,
   // k = within the k-th ancestor's subtree quota. Used to prefer non-borrowing admissions.
-  int BorrowingLevel(int node, int fr, Amount request) const;
+  // `subtree_height`: measure as Kueue does (FindHeightOfLowestSubtreeThatFits): the height of
+  // that subtree (distance to its furthest leaf), so borrowing from a deep cohort ranks above
+  // borrowing from a shallow sibling; otherwise the number of steps up.
+  int BorrowingLevel(int node, int fr, Amount request, bool subtree_height = false) const;
+  // Kueue's FindHeightOfLowestSubtreeThatFits, second result: true when the lowest subtree
+  // holding the node's usage + request has a parent, i.e. it is not the whole cohort tree (the
+  // node may then reclaim inside that subtree although it goes above its own nominal quota).
+  bool MayReclaimInHierarchy(int node, int fr, Amount request) const;
 
   // Dominant resource share of node against its parent, with `extra` (indexed by fr, may be
   // empty) added to its usage: max over resources of 1000 * borrowed / lendable, divided by
   // the node's weight (Kueue fair_sharing.go). 0 for roots and non-borrowing nodes; +inf when
   // borrowing with weight 0.
-  double DominantResourceShare(int node, const std::vector<Amount>& extra) const;
+  // `weighted` false: the share before the division by the weight (Kueue compares that between
+  // two zero-weight borrowers, whose weighted shares are both infinite).
+  double DominantResourceShare(int node, const std::vector<Amount>& extra,
+                               bool weighted = true) const;
 
  private:
   struct Node {
     int parent = -1;
     bool is_cq = false;
+    int height = 0;  // Distance to the furthest leaf (Kueue's getNodeHeight).
     double weight = 1.0;
     std::vector<int> children;
     std::vector<char> defined;

@@ -134,5 +134,31 @@ TEST(QuotaTreeTest, UpdateQuotaKeepsUsageAndRebubbles) {
   EXPECT_TRUE(t.Borrowing(b, kFr));  // 15 > 8.
 }
 
+// root <- cohort g (own quota 4) <- cq guaranteed (0); root <- cq best-effort (0). Both need 4
+// and borrow one step up, but Kueue's level is the height of the lowest subtree that fits: g
+// (height 1, its children are queues) for guaranteed, root (height 2, it holds cohort g) for
+// best-effort, so guaranteed is "borrowing less". A request that fits in the queue is level 0.
+TEST(QuotaTreeTest, BorrowingLevelAsKueueSubtreeHeight) {
+  QuotaTree t(1, 1);
+  int root = t.AddNode(false), g = t.AddNode(false);
+  int guaranteed = t.AddNode(true), best_effort = t.AddNode(true);
+  t.SetParent(g, root);
+  t.SetParent(guaranteed, g);
+  t.SetParent(best_effort, root);
+  t.SetQuota(g, kFr, 4, kUnlimited, kUnlimited);
+  t.SetQuota(guaranteed, kFr, 0, kUnlimited, kUnlimited);
+  t.SetQuota(best_effort, kFr, 0, kUnlimited, kUnlimited);
+  t.Finalize();
+  EXPECT_EQ(t.BorrowingLevel(guaranteed, kFr, 4), 1);
+  EXPECT_EQ(t.BorrowingLevel(best_effort, kFr, 4), 1);
+  EXPECT_EQ(t.BorrowingLevel(guaranteed, kFr, 4, true), 1);
+  EXPECT_EQ(t.BorrowingLevel(best_effort, kFr, 4, true), 2);
+  EXPECT_EQ(t.BorrowingLevel(guaranteed, kFr, 0, true), 0);
+  // Reclaim in the hierarchy: g holds guaranteed's 4 and is not the root; best-effort's lowest
+  // fitting subtree is the root itself.
+  EXPECT_TRUE(t.MayReclaimInHierarchy(guaranteed, kFr, 4));
+  EXPECT_FALSE(t.MayReclaimInHierarchy(best_effort, kFr, 4));
+}
+
 }  // namespace
 }  // namespace steward::govern

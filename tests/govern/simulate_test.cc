@@ -1,0 +1,258 @@
+// Kueue's scheduling cycle in `policy simulate` (queue-semantics.md §9). Each expectation is
+// worked out by hand in the comment above it.
+#include "govern/simulate.h"
+
+#include <algorithm>
+#include <random>
+
+#include "simulate_test_util.h"
+
+namespace steward::govern {
+namespace {
+
+using testing::Cq;
+using testing::Find;
+using testing::Flavor;
+using testing::Lq;
+using testing::MustSimulate;
+using testing::UsageOf;
+using testing::Wl;
+
+// One queue of 4 GPUs, two 1-GPU workloads. Kueue takes one head per ClusterQueue per cycle:
+// after cycle 1 only the older one (w1) is admitted, w2 follows in cycle 2.
+TEST(SimulateTest, OneHeadPerClusterQueuePerCycle) {
+  const std::string yaml = Flavor("default") + Cq("cq", "", 4) + Lq("ns", "lq", "cq") +
+                           Wl("w1", "lq", 1, 0, 1) + Wl("w2", "lq", 1, 0, 2);
+  auto one = MustSimulate(yaml, 1);
+  EXPECT_EQ(Find(one, "w1").state, "admitted");
+  EXPECT_EQ(Find(one, "w2").state, "pending");
+  auto all = MustSimulate(yaml);
+  EXPECT_EQ(Find(all, "w2").state, "admitted");
+  EXPECT_EQ(Find(all, "w2").admitted_in_cycle, 2);
+  EXPECT_EQ(UsageOf(all, "cq", "default", "nvidia.com/gpu"), 2);
+}
+
+// Cohort of cq-a (2) and cq-b (2) = 4 GPUs. a1 asks 3 (borrows 1) with priority 100, b1 asks
+// 2 (within nominal) with priority 0 and is newer. Both fit the cycle's snapshot (4 free), but
+// heads within nominal go first: b1 is admitted, then a1 sees 4 - 2 = 2 < 3 and is skipped.
+TEST(SimulateTest, HeadsWithinNominalBeforeBorrowingHeads) {
+  const std::string yaml = Flavor("default") + Cq("cq-a", "co", 2) + Cq("cq-b", "co", 2) +
+                           Lq("ns", "a", "cq-a") + Lq("ns", "b", "cq-b") +
+                           Wl("a1", "a", 3, 100, 1) + Wl("b1", "b", 2, 0, 2);
+  auto one = MustSimulate(yaml, 1);
+  EXPECT_EQ(Find(one, "b1").state, "admitted");
+  EXPECT_EQ(Find(one, "a1").state, "pending");
+  EXPECT_NE(Find(one, "a1").message.find("no longer fits"), std::string::npos);
+  auto all = MustSimulate(yaml);
+  EXPECT_EQ(Find(all, "a1").state, "pending");
+  EXPECT_EQ(Find(all, "a1").reason, "quota_exhausted");
+}
+
+// A Cohort object holds the only 2 GPUs; cq-a and cq-b have none, so both heads borrow at the
+// same level and each wants all 2. Higher priority wins (b1, 20 > 10) although it is newer; at
+// equal priority the older (a1) wins.
+TEST(SimulateTest, EqualBorrowingHeadsByPriorityThenTimestamp) {
+  const std::string cohort =
+      "apiVersion: kueue.x-k8s.io/v1beta1\nkind: Cohort\nmetadata: {name: pool}\nspec:\n"
+      "  resourceGroups:\n  - coveredResources: [nvidia.com/gpu]\n    flavors:\n"
+      "    - name: default\n      resources:\n      - {name: nvidia.com/gpu, nominalQuota: "
+      "2}\n---\n";
+  const std::string base = Flavor("default") + cohort + Cq("cq-a", "pool", 0) +
+                           Cq("cq-b", "pool", 0) + Lq("ns", "a", "cq-a") + Lq("ns", "b", "cq-b");
+  auto by_priority = MustSimulate(base + Wl("a1", "a", 2, 10, 10) + Wl("b1", "b", 2, 20, 20));
+  EXPECT_EQ(Find(by_priority, "b1").state, "admitted");
+  EXPECT_EQ(Find(by_priority, "a1").state, "pending");
+  auto by_time = MustSimulate(base + Wl("a1", "a", 2, 10, 10) + Wl("b1", "b", 2, 10, 20));
+  EXPECT_EQ(Find(by_time, "a1").state, "admitted");
+  EXPECT_EQ(Find(by_time, "b1").state, "pending");
+}
+
+// The same objects in any order give the same JSON (names, not positions, decide ties).
+TEST(SimulateTest, ResultDoesNotDependOnDeclarationOrder) {
+  std::vector<std::string> docs = {
+      Flavor("default"),
+      Flavor("spot"),
+      Cq("cq-a", "co", 2),
+      Cq("cq-b", "co", 2),
+      Cq("cq-c", "co", 2, "  preemption: {reclaimWithinCohort: Any}\n"),
+      Lq("ns", "a", "cq-a"),
+      Lq("ns", "b", "cq-b"),
+      Lq("ns", "c", "cq-c"),
+      Wl("a1", "a", 2, 0, 5),
+      Wl("a2", "a", 2, 0, 5),
+      Wl("b1", "b", 2, 0, 5),
+      Wl("b2", "b", 1, 0, 5),
+      Wl("c1", "c", 1, 5, 5),
+      Wl("c2", "c", 2, 5, 5)};
+  auto render = [&](const std::vector<std::string>& d) {
+    std::string yaml;
+    for (const auto& s : d) yaml += s;
+    return SimulationToJson(MustSimulate(yaml));
+  };
+  const std::string want = render(docs);
+  std::mt19937 rng(17);
+  for (int i = 0; i < 8; ++i) {
+    std::shuffle(docs.begin(), docs.end(), rng);
+    EXPECT_EQ(render(docs), want) << "permutation " << i;
+  }
+}
+
+// cq-a lists flavors f1 then f2 (2 GPUs each), preempts LowerPriority in its queue and reclaims
+// Any. f1 is full with its own a-low (priority 0); f2 is lent to cq-b, whose b1 borrows it.
+// a-high (100) asks 2: on f1 it must preempt a-low (mode preempt), on f2 it reclaims b1 (mode
+// reclaim). Reclaim ranks above preempt, so f2 wins and b1 is the victim (InCohortReclamation);
+// a-high is then admitted on f2 and a-low keeps running.
+TEST(SimulateTest, FlavorWhereItCanReclaimBeatsFlavorWhereItMustPreempt) {
+  const std::string cq_a =
+      "apiVersion: kueue.x-k8s.io/v1beta1\nkind: ClusterQueue\nmetadata: {name: cq-a}\nspec:\n"
+      "  cohort: co\n  namespaceSelector: {}\n"
+      "  preemption: {withinClusterQueue: LowerPriority, reclaimWithinCohort: Any}\n"
+      "  resourceGroups:\n  - coveredResources: [nvidia.com/gpu]\n    flavors:\n"
+      "    - name: f1\n      resources:\n      - {name: nvidia.com/gpu, nominalQuota: 2}\n"
+      "    - name: f2\n      resources:\n      - {name: nvidia.com/gpu, nominalQuota: 2}\n---\n";
+  const std::string yaml = Flavor("f1") + Flavor("f2") + cq_a + Cq("cq-b", "co", 0, "", "f2") +
+                           Lq("ns", "a", "cq-a") + Lq("ns", "b", "cq-b") +
+                           Wl("a-low", "a", 2, 0, 1, "cq-a", "f1") +
+                           Wl("b1", "b", 2, 0, 2, "cq-b", "f2") + Wl("a-high", "a", 2, 100, 3);
+  auto r = MustSimulate(yaml);
+  EXPECT_EQ(Find(r, "b1").state, "preempted");
+  EXPECT_EQ(Find(r, "b1").preempted_by, "ns/a-high");
+  EXPECT_EQ(Find(r, "b1").reason, "InCohortReclamation");
+  EXPECT_EQ(Find(r, "a-low").state, "admitted");
+  ASSERT_EQ(Find(r, "a-high").state, "admitted");
+  EXPECT_EQ(Find(r, "a-high").flavors[0].flavors.at("nvidia.com/gpu"), "f2");
+}
+
+// Root cohort r holds cq-x (10) and cohort c; c holds cq-a (0) and cq-b (4). cq-x runs x1 (10)
+// and x2 (4, borrowing c's lent quota). a1 (cq-a, reclaim Any) asks 4: above cq-a's nominal 0,
+// but the subtree c (quota 4, usage 0) holds it and c is not the root, so a1 may reclaim: x2 is
+// the borrower to take (x1 alone does not free enough within kueue order, x2 is newer), then a1
+// is admitted, borrowing inside c.
+TEST(SimulateTest, ReclaimAboveNominalWithinLowestSubtreeThatFits) {
+  const std::string cohort_c =
+      "apiVersion: kueue.x-k8s.io/v1beta1\nkind: Cohort\nmetadata: {name: c}\n"
+      "spec: {parentName: r}\n---\n";
+  const std::string yaml = Flavor("default") + cohort_c + Cq("cq-x", "r", 10) +
+                           Cq("cq-a", "c", 0, "  preemption: {reclaimWithinCohort: Any}\n") +
+                           Cq("cq-b", "c", 4) + Lq("ns", "a", "cq-a") + Lq("ns", "x", "cq-x") +
+                           Wl("x1", "x", 10, 0, 1, "cq-x") + Wl("x2", "x", 4, 0, 2, "cq-x") +
+                           Wl("a1", "a", 4, 0, 3);
+  auto r = MustSimulate(yaml);
+  EXPECT_EQ(Find(r, "x2").state, "preempted");
+  EXPECT_EQ(Find(r, "x2").reason, "InCohortReclamation");
+  EXPECT_EQ(Find(r, "x1").state, "admitted");
+  EXPECT_EQ(Find(r, "a1").state, "admitted");
+  EXPECT_EQ(UsageOf(r, "cq-a", "default", "nvidia.com/gpu"), 4);
+}
+
+// StrictFIFO queue selecting namespaces labelled team=a. The head w-b (namespace ns-b, older,
+// higher priority) fails only on the namespaceSelector, so it does not block: w-a is admitted.
+// A head that fails on quota does block: big (5 > 4) keeps small behind it.
+TEST(SimulateTest, StrictFifoNamespaceMismatchDoesNotBlockButQuotaDoes) {
+  const std::string ns =
+      "apiVersion: v1\nkind: Namespace\nmetadata: {name: ns-a, labels: {team: a}}\n---\n"
+      "apiVersion: v1\nkind: Namespace\nmetadata: {name: ns-b}\n---\n";
+  const std::string cq =
+      "apiVersion: kueue.x-k8s.io/v1beta1\nkind: ClusterQueue\nmetadata: {name: cq}\nspec:\n"
+      "  queueingStrategy: StrictFIFO\n  namespaceSelector: {matchLabels: {team: a}}\n"
+      "  resourceGroups:\n  - coveredResources: [nvidia.com/gpu]\n    flavors:\n"
+      "    - name: default\n      resources:\n      - {name: nvidia.com/gpu, nominalQuota: "
+      "4}\n---\n";
+  const std::string base =
+      Flavor("default") + ns + cq + Lq("ns-a", "lq", "cq") + Lq("ns-b", "lq", "cq");
+  auto r = MustSimulate(base + Wl("w-b", "lq", 1, 100, 1, "", "default", 1, "ns-b") +
+                        Wl("w-a", "lq", 1, 0, 2, "", "default", 1, "ns-a"));
+  EXPECT_EQ(Find(r, "w-a").state, "admitted");
+  EXPECT_EQ(Find(r, "w-b").reason, "namespace_mismatch");
+  auto blocked = MustSimulate(base + Wl("big", "lq", 5, 0, 1, "", "default", 1, "ns-a") +
+                              Wl("small", "lq", 1, 0, 2, "", "default", 1, "ns-a"));
+  EXPECT_EQ(Find(blocked, "small").state, "pending");
+  EXPECT_EQ(Find(blocked, "small").reason, "blocked_behind_head");
+}
+
+// cq-a (4, StrictFIFO, withinClusterQueue LowerPriority, reclaim Never) runs a1 (2, priority
+// 100); its head a2 (priority 50) asks 4: it needs preemption but a1 outranks it, so no
+// candidates. Its queue cannot always reclaim, so min(4, nominal 4 - usage 2) = 2 GPUs are
+// reserved each cycle and cq-b's borrowing b1 (2) never gets the 2 free GPUs. With reclaim Any
+// nothing is reserved and b1 is admitted in cycle 1.
+TEST(SimulateTest, StuckHeadReservesQuotaUnlessItsQueueCanAlwaysReclaim) {
+  auto yaml = [](const std::string& reclaim) {
+    return Flavor("default") +
+           Cq("cq-a", "co", 4,
+              "  queueingStrategy: StrictFIFO\n  preemption: {withinClusterQueue: LowerPriority, "
+              "reclaimWithinCohort: " +
+                  reclaim + "}\n") +
+           Cq("cq-b", "co", 0) + Lq("ns", "a", "cq-a") + Lq("ns", "b", "cq-b") +
+           Wl("a1", "a", 2, 100, 1, "cq-a") + Wl("a2", "a", 4, 50, 2) + Wl("b1", "b", 2, 0, 3);
+  };
+  auto never = MustSimulate(yaml("Never"));
+  EXPECT_EQ(Find(never, "b1").state, "pending");
+  EXPECT_EQ(Find(never, "a2").state, "pending");
+  EXPECT_NE(Find(never, "a2").message.find("no candidates"), std::string::npos);
+  auto any = MustSimulate(yaml("Any"), 1);
+  EXPECT_EQ(Find(any, "b1").state, "admitted");
+}
+
+// Fair sharing; cohort of a (0), b (0) and an idle lender l (4). a already borrows 2 (a1), so 2
+// are free. Heads a2 (priority 100, older) and b1 (priority 0, newer) ask 2 each. Share after
+// admission: a = 1000 * 4 / 4 = 1000, b = 1000 * 2 / 4 = 500: b1 goes first and takes the 2
+// GPUs; a2 no longer fits. Without fair sharing priority decides and a2 would win.
+TEST(SimulateTest, FairSharingAdmitsLowestShareAfterAdmission) {
+  const std::string base = Flavor("default") + Cq("a", "co", 0) + Cq("b", "co", 0) +
+                           Cq("l", "co", 4) + Lq("ns", "a", "a") + Lq("ns", "b", "b") +
+                           Wl("a1", "a", 2, 0, 1, "a") + Wl("a2", "a", 2, 100, 2) +
+                           Wl("b1", "b", 2, 0, 3);
+  const std::string fair =
+      "apiVersion: config.kueue.x-k8s.io/v1beta1\nkind: Configuration\n"
+      "fairSharing: {enable: true}\n---\n";
+  auto r = MustSimulate(base + fair);
+  EXPECT_TRUE(r.fair_sharing);
+  EXPECT_EQ(Find(r, "b1").state, "admitted");
+  EXPECT_EQ(Find(r, "a2").state, "pending");
+  auto classic = MustSimulate(base);
+  EXPECT_EQ(Find(classic, "a2").state, "admitted");
+  EXPECT_EQ(Find(classic, "b1").state, "pending");
+}
+
+// Fair sharing; cohort of p (4, reclaim Any), x (0), y (0) and a lender l (6) = 10 GPUs, all
+// used: x1 (3, admitted at 0:01) and y1 (3, admitted at 0:02) borrow, p0 holds p's 4. p1 asks 1
+// more, which makes p borrow: share after = 1000 * 1 / 10 = 100. x and y tie at 300; the tie
+// goes to the queue whose candidate was admitted most recently (y1). S2-a fails (100 <= 0 after
+// removing y1 is false), S2-b holds (100 < 300): y1 is preempted (InCohortFairSharing) and p1
+// is admitted on the freed quota.
+TEST(SimulateTest, FairSharingTieBreakTakesTheNewestAmongEqualShares) {
+  const std::string yaml =
+      Flavor("default") + Cq("p", "co", 4, "  preemption: {reclaimWithinCohort: Any}\n") +
+      Cq("x", "co", 0) + Cq("y", "co", 0) + Cq("l", "co", 6) + Lq("ns", "p", "p") +
+      Lq("ns", "x", "x") + Lq("ns", "y", "y") + Wl("x1", "x", 3, 0, 1, "x") +
+      Wl("y1", "y", 3, 0, 2, "y") + Wl("p0", "p", 4, 0, 3, "p") + Wl("p1", "p", 1, 0, 4) +
+      "apiVersion: config.kueue.x-k8s.io/v1beta1\nkind: Configuration\n"
+      "fairSharing: {enable: true}\n---\n";
+  auto r = MustSimulate(yaml);
+  EXPECT_EQ(Find(r, "y1").state, "preempted");
+  EXPECT_EQ(Find(r, "y1").reason, "InCohortFairSharing");
+  EXPECT_EQ(Find(r, "x1").state, "admitted");
+  EXPECT_EQ(Find(r, "p1").state, "admitted");
+}
+
+// weightedShare is reported rounded up: borrowing 1 of 9 lendable GPUs is 111.11 -> 112.
+TEST(SimulateTest, WeightedShareIsReportedRoundedUp) {
+  EXPECT_EQ(ReportedWeightedShare(111.11), 112);
+  EXPECT_EQ(ReportedWeightedShare(250.0), 250);
+  EXPECT_EQ(ReportedWeightedShare(0.0), 0);
+  const std::string yaml = Flavor("default") + Cq("a", "co", 0) + Cq("l", "co", 9) +
+                           Lq("ns", "a", "a") + Wl("a1", "a", 1, 0, 1, "a") +
+                           "apiVersion: config.kueue.x-k8s.io/v1beta1\nkind: Configuration\n"
+                           "fairSharing: {enable: true}\n---\n";
+  auto r = MustSimulate(yaml);
+  bool seen = false;
+  for (const auto& q : r.cluster_queues) {
+    if (q.name != "a") continue;
+    seen = true;
+    EXPECT_EQ(q.weighted_share, 112);
+  }
+  EXPECT_TRUE(seen);
+}
+
+}  // namespace
+}  // namespace steward::govern
