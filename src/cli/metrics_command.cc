@@ -30,14 +30,23 @@ void RunMetricsParse(const MetricsParseArgs& args) {
     ss << std::cin.rdbuf();
     text = ss.str();
   } else {
-    std::ifstream in(args.file, std::ios::binary);
+    // One sized read: a 10,240-GPU scrape is ~50 MB, and stream copies doubled it.
+    std::ifstream in(args.file, std::ios::binary | std::ios::ate);
     if (!in) {
       fmt::print(stderr, "error: {}: cannot open\n", args.file);
       Fail();
     }
-    std::stringstream ss;
-    ss << in.rdbuf();
-    text = ss.str();
+    const std::streamoff size = in.tellg();
+    if (size < 0) {
+      fmt::print(stderr, "error: {}: cannot read its size\n", args.file);
+      Fail();
+    }
+    text.resize(static_cast<size_t>(size));
+    in.seekg(0);
+    if (size > 0 && !in.read(text.data(), size)) {
+      fmt::print(stderr, "error: {}: read failed\n", args.file);
+      Fail();
+    }
   }
   telemetry::ParseOptions options;
   if (args.format == "prometheus") options.dialect = telemetry::Dialect::kPrometheusText;

@@ -215,6 +215,8 @@ class Parser {
     out_.dialect = d;
     om_ = d == Dialect::kOpenMetrics;
     out_.samples.reserve(static_cast<size_t>(std::count(text_.begin(), text_.end(), '\n')) + 1);
+    // One '=' per label (a few more inside values): no regrowth of the flat label array.
+    out_.labels.reserve(static_cast<size_t>(std::count(text_.begin(), text_.end(), '=')));
 
     size_t pos = 0;
     bool saw_eof = false;
