@@ -276,9 +276,11 @@ Result<std::vector<NodeInfo>> ParseNodeList(std::string_view text, std::string_v
   } catch (const json::exception& e) {  // Defensive: every access above checks its type.
     return Status::InvalidArgument(fmt::format("{}: {}", source, e.what()));
   }
-  if (nodes.empty() && !options.allow_empty) {
+  // A list with no items is what kubectl prints for a cluster or selection without nodes; a
+  // file holding no object at all is the wrong file.
+  if (docs.empty() && !options.allow_empty) {
     return Status::InvalidArgument(fmt::format(
-        "{}: no nodes (expected `kubectl get nodes -o json` or `-o yaml` output)", source));
+        "{}: no objects (expected `kubectl get nodes -o json` or `-o yaml` output)", source));
   }
   return nodes;
 }

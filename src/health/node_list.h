@@ -7,7 +7,8 @@
 // Input is JSON when its first non-blank character is '{' or '[', YAML otherwise (converted as
 // kubectl converts it, kube/yaml_json.h). Strict: a duplicate key, a number that is not finite
 // or not an integer where a count is meant, a negative count, an item of another kind than Node
-// or a file with no nodes (unless NodeListOptions::allow_empty) is an error naming the source,
+// or input holding no object at all (unless NodeListOptions::allow_empty; an empty List is a
+// valid list of no nodes) is an error naming the source,
 // its line and column or the item and field. Never throws. Pure functions: thread-safe.
 #pragma once
 
@@ -62,8 +63,8 @@ struct NodeInfo {
 };
 
 struct NodeListOptions {
-  // Accept a list without nodes (a diagnose bundle or a live cluster may have none); a file a
-  // person hands over with no nodes is almost always the wrong file.
+  // Accept input with no object at all (a diagnose bundle may hold an empty file); a file a
+  // person hands over without even an empty List is almost always the wrong file.
   bool allow_empty = false;
 };
 

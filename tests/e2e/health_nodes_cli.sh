@@ -76,9 +76,12 @@ rc=0; "$bin" health nodes "$tmp/dup.yaml" 2>"$tmp/err.log" || rc=$?
 [ "$rc" = 2 ] || fail "duplicate key: exit $rc, want 2"
 grep -q "dup.yaml:4:" "$tmp/err.log" || fail "duplicate key position: $(cat "$tmp/err.log")"
 echo '{"apiVersion":"v1","kind":"List","items":[]}' >"$tmp/empty.json"
-rc=0; "$bin" health nodes "$tmp/empty.json" 2>"$tmp/err.log" || rc=$?
-[ "$rc" = 2 ] || fail "no nodes: exit $rc, want 2"
-grep -q "empty.json: no nodes" "$tmp/err.log" || fail "no-nodes message: $(cat "$tmp/err.log")"
+"$bin" health nodes "$tmp/empty.json" --json >"$tmp/empty.out" || fail "an empty List: exit $?"
+[ "$(tr -d ' \n' <"$tmp/empty.out")" = "[]" ] || fail "an empty List: $(cat "$tmp/empty.out")"
+printf '# no objects\n' >"$tmp/blank.yaml"
+rc=0; "$bin" health nodes "$tmp/blank.yaml" 2>"$tmp/err.log" || rc=$?
+[ "$rc" = 2 ] || fail "no objects: exit $rc, want 2"
+grep -q "blank.yaml: no objects" "$tmp/err.log" || fail "no-objects message: $(cat "$tmp/err.log")"
 rc=0; "$bin" health nodes - </dev/null 2>"$tmp/err.log" || rc=$?
 [ "$rc" = 2 ] || fail "empty stdin: exit $rc, want 2"
 grep -q "<stdin>" "$tmp/err.log" || fail "stdin not named: $(cat "$tmp/err.log")"

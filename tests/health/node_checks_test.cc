@@ -130,8 +130,8 @@ TEST(NodeListReaderTest, RefusesBadInputNamingWhere) {
       {R"({"items":[{"metadata":{"name":"n"},"status":"up"}]})", "status: not an object"},
       {R"({"items":[{"metadata":{"name":"n"},"status":{"capacity":{"nvidia.com/gpu":"4"},"allocatable":{"nvidia.com/gpu":"8"}}}]})",
        "node n: status.allocatable has 8 GPUs, more than status.capacity's 4"},
-      {"", "no nodes"},
-      {"items: []\n", "no nodes"},
+      {"", "no objects"},
+      {"---\n# only a comment\n", "no objects"},
   };
   for (const Case& c : cases) {
     Result<std::vector<NodeInfo>> r = ParseNodeList(c.text, "test");

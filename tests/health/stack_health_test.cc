@@ -58,14 +58,18 @@ TEST(StackHealthTest, PoolLabelIsConfigurable) {
   EXPECT_EQ(drift, 2);
 }
 
-TEST(StackHealthTest, EmptyListIsAnErrorUnlessAllowed) {
+TEST(StackHealthTest, EmptyListIsNoNodesButNoObjectIsAnError) {
+  // What kubectl prints for a cluster without nodes: a valid list with no findings.
   const char* empty = R"({"apiVersion":"v1","kind":"List","items":[]})";
-  Result<std::vector<NodeInfo>> refused = ParseNodeList(empty, "empty.json");
-  ASSERT_FALSE(refused.ok());
-  EXPECT_THAT(refused.status().message(), HasSubstr("empty.json: no nodes"));
-  Result<std::vector<NodeInfo>> nodes = ParseNodeList(empty, "empty.json", {.allow_empty = true});
-  ASSERT_TRUE(nodes.ok());
+  Result<std::vector<NodeInfo>> nodes = ParseNodeList(empty, "empty.json");
+  ASSERT_TRUE(nodes.ok()) << nodes.status().ToString();
+  EXPECT_TRUE(nodes->empty());
   EXPECT_TRUE(CheckStackHealth(*nodes).empty());
+  // A file without any object is the wrong file, unless the caller allows it.
+  Result<std::vector<NodeInfo>> refused = ParseNodeList("# nothing\n", "blank.yaml");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_THAT(refused.status().message(), HasSubstr("blank.yaml: no objects"));
+  EXPECT_TRUE(ParseNodeList("# nothing\n", "blank.yaml", {.allow_empty = true}).ok());
 }
 
 TEST(StackHealthTest, MalformedJsonNamesFileAndPosition) {
