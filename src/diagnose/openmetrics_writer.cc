@@ -4,6 +4,7 @@
 
 #include "diagnose/bundle.h"
 #include "diagnose/kube_state_metrics.h"
+#include "telemetry/exposition.h"
 
 namespace steward::diagnose {
 namespace {
@@ -12,17 +13,7 @@ namespace {
 void Label(std::string& out, std::string_view name, std::string_view value) {
   if (!out.empty()) out += ',';
   out.append(name).append("=\"");
-  for (char c : value) {
-    if (c == '\\') {
-      out += "\\\\";
-    } else if (c == '"') {
-      out += "\\\"";
-    } else if (c == '\n') {
-      out += "\\n";
-    } else {
-      out += c;
-    }
-  }
+  telemetry::AppendEscapedLabelValue(out, value);
   out += '"';
 }
 

@@ -5,26 +5,11 @@
 #include <map>
 #include <string_view>
 
+#include "telemetry/exposition.h"
+
 namespace steward::health {
-namespace {
 
-// Label values escape backslash, double quote and newline (exposition format 0.0.4).
-std::string Escape(std::string_view v) {
-  std::string out;
-  for (char c : v) {
-    if (c == '\\')
-      out += "\\\\";
-    else if (c == '"')
-      out += "\\\"";
-    else if (c == '\n')
-      out += "\\n";
-    else
-      out += c;
-  }
-  return out;
-}
-
-}  // namespace
+using telemetry::EscapeLabelValue;
 
 std::string StackFindingsExposition(const std::vector<StackFinding>& findings) {
   // Every check has a count, so a rule can tell "no findings" from "not checked".
@@ -35,13 +20,14 @@ std::string StackFindingsExposition(const std::vector<StackFinding>& findings) {
       "# HELP steward_stack_findings GPU stack findings (health/stack_health.h) by check, 0 "
       "when clean\n# TYPE steward_stack_findings gauge\n";
   for (const auto& [check, n] : count)
-    out += fmt::format("steward_stack_findings{{check=\"{}\"}} {}\n", Escape(check), n);
+    out += fmt::format("steward_stack_findings{{check=\"{}\"}} {}\n", EscapeLabelValue(check), n);
   out +=
       "# HELP steward_stack_finding 1 per GPU stack finding, naming its node, check and severity "
       "(critical, warning)\n# TYPE steward_stack_finding gauge\n";
   for (const StackFinding& f : findings)
     out += fmt::format("steward_stack_finding{{node=\"{}\",check=\"{}\",severity=\"{}\"}} 1\n",
-                       Escape(f.node), Escape(f.check), Escape(f.severity));
+                       EscapeLabelValue(f.node), EscapeLabelValue(f.check),
+                       EscapeLabelValue(f.severity));
   return out;
 }
 

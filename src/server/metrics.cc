@@ -7,26 +7,10 @@
 #include <optional>
 
 #include "health/stack_health_metrics.h"
+#include "telemetry/exposition.h"
 
 namespace steward::server {
 namespace {
-
-// Label values escape backslash, double quote and newline (exposition format 0.0.4).
-std::string Escape(std::string_view v) {
-  std::string out;
-  out.reserve(v.size());
-  for (char c : v) {
-    if (c == '\\')
-      out += "\\\\";
-    else if (c == '"')
-      out += "\\\"";
-    else if (c == '\n')
-      out += "\\n";
-    else
-      out += c;
-  }
-  return out;
-}
 
 class Writer {
  public:
@@ -51,7 +35,7 @@ class Writer {
 };
 
 std::string L(std::string_view k, std::string_view v) {
-  return fmt::format("{}=\"{}\"", k, Escape(v));
+  return fmt::format("{}=\"{}\"", k, telemetry::EscapeLabelValue(v));
 }
 
 // Kueue's scheduler metrics (pkg/metrics/metrics.go) under the prefix steward_kueue_, same

@@ -4,34 +4,18 @@
 
 #include <cmath>
 
+#include "telemetry/exposition.h"
+
 namespace steward::telemetry {
 
 namespace {
-
-void AppendEscaped(std::string& out, std::string_view v) {
-  for (char c : v) {
-    switch (c) {
-      case '\\':
-        out += "\\\\";
-        break;
-      case '"':
-        out += "\\\"";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      default:
-        out.push_back(c);
-    }
-  }
-}
 
 void AppendLabel(std::string& out, bool& first, std::string_view name, std::string_view value) {
   if (!first) out.push_back(',');
   first = false;
   out.append(name);
   out += "=\"";
-  AppendEscaped(out, value);
+  AppendEscapedLabelValue(out, value);
   out.push_back('"');
 }
 

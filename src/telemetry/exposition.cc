@@ -1178,6 +1178,31 @@ class Parser {
 
 }  // namespace
 
+void AppendEscapedLabelValue(std::string& out, std::string_view value) {
+  for (char c : value) {
+    switch (c) {
+      case '\\':
+        out += "\\\\";
+        break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      default:
+        out.push_back(c);
+    }
+  }
+}
+
+std::string EscapeLabelValue(std::string_view value) {
+  std::string out;
+  out.reserve(value.size());
+  AppendEscapedLabelValue(out, value);
+  return out;
+}
+
 Scrape ParseExposition(std::string_view text, const ParseOptions& options) {
   Scrape scrape;
   Parser(text, options, scrape).Run();

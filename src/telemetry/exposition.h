@@ -124,4 +124,9 @@ Scrape ParseExposition(std::string_view text, const ParseOptions& options = {});
 // Like ParseExposition but the Scrape takes ownership of the text.
 Scrape ParseExpositionOwned(std::string text, const ParseOptions& options = {});
 
+// Writing: a label value with the text format's escapes (backslash, double quote, newline;
+// the same in OpenMetrics), appended to `out` or returned.
+void AppendEscapedLabelValue(std::string& out, std::string_view value);
+std::string EscapeLabelValue(std::string_view value);
+
 }  // namespace steward::telemetry

@@ -58,6 +58,17 @@ TEST(ExpositionTest, ParsesTypesLabelsEscapesAndTimestamps) {
   EXPECT_EQ(s.samples[4].line, 9);
 }
 
+TEST(ExpositionTest, EscapedLabelValuesParseBackToThemselves) {
+  const std::string value = "q\"uo\\te\nline two";
+  EXPECT_EQ(EscapeLabelValue(value), "q\\\"uo\\\\te\\nline two");
+  std::string text = "x{a=\"";
+  AppendEscapedLabelValue(text, value);
+  text += "\"} 1\n";
+  Scrape s = Parse(text);
+  ASSERT_TRUE(s.ok()) << s.errors[0].ToString();
+  EXPECT_EQ(s.LabelValue(s.samples[0], "a"), value);
+}
+
 TEST(ExpositionTest, BadLineIsReportedWithLineAndColumnAndOthersSurvive) {
   // The check-surface case: line 3 misses its closing brace.
   Scrape s = Parse("# TYPE x gauge\nx{a=\"1\"} 1\nx{a=\"2\" 2\nx{a=\"3\"} 3\n");
