@@ -20,7 +20,7 @@
 
 namespace steward::kubefront {
 
-inline constexpr char kFifoFlavor[] = "default-flavor";
+inline constexpr const char* kFifoFlavor = twin::kFifoQuotaFlavor;
 
 // Pending and admitted workloads per LocalQueue ("namespace/name").
 struct QueueCounts {
@@ -37,9 +37,9 @@ KueueObjects BuildKueueObjects(const twin::Twin& twin, const twin::SchedulerRepo
 // Times of a workload's Kueue history that the twin does not keep (the mirror's).
 struct WorkloadTimes {
   int64_t created = 0;
-  int64_t admitted = 0;    // Last admission (QuotaReserved/Admitted True), 0 = never.
-  int64_t pending = 0;     // Became pending (QuotaReserved False).
-  int64_t preempted = 0;   // Last preemption (Evicted), 0 = never.
+  int64_t admitted = 0;   // Last admission (QuotaReserved/Admitted True), 0 = never.
+  int64_t pending = 0;    // Became pending (QuotaReserved False).
+  int64_t preempted = 0;  // Last preemption (Evicted), 0 = never.
   std::string preempted_by;
 };
 // The Workload's name: Kueue's "<owner kind>-<name>-<hash>".

@@ -103,7 +103,7 @@ Status ControlReclaimer::Pass(const std::map<std::string, double>& sm_active) {
     const Workload& w = workloads.at(due->key);
     switch (due->step) {
       case IdleStreaks<std::string>::Step::kNotify:
-        note(Notify(w, due->since, now));
+        note(Notify(w, due->since));
         break;
       case IdleStreaks<std::string>::Step::kExempt:
         ++stats_.exempted;
@@ -116,7 +116,7 @@ Status ControlReclaimer::Pass(const std::map<std::string, double>& sm_active) {
   return first;
 }
 
-Status ControlReclaimer::Notify(const Workload& w, SimTime since, SimTime now) {
+Status ControlReclaimer::Notify(const Workload& w, SimTime since) {
   control::IntentScope intent(*control_, "reclaim-notice");
   const SimTime at = since + streaks_.reclaim_after();
   const std::string reason =
@@ -134,7 +134,6 @@ Status ControlReclaimer::Notify(const Workload& w, SimTime since, SimTime now) {
   }
   const control::PodInfo& first = w.pods.front();
   ++stats_.notices;
-  (void)now;
   return control_->EmitEvent(
       {"Pod", first.ref.namespace_name, first.ref.name}, "Warning", "IdleGPUReclaimNotice",
       fmt::format("{}; its GPUs will be reclaimed at {} unless they are used{}", reason,

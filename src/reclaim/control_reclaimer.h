@@ -68,7 +68,7 @@ class ControlReclaimer {
  private:
   struct Workload;  // A workload's pods as seen this pass.
   ControlReclaimer(ControlReclaimerOptions options, control::ClusterControl& control);
-  Status Notify(const Workload& w, SimTime since, SimTime now);
+  Status Notify(const Workload& w, SimTime since);
   Status Reclaim(const std::string& key, const Workload& w, SimTime since, SimTime now);
 
   ControlReclaimerOptions options_;

@@ -115,13 +115,6 @@ class IdleStreaks {
     return std::nullopt;
   }
 
-  // Every step due at or before `now`, in order.
-  std::vector<Due> PopDue(SimTime now) {
-    std::vector<Due> out;
-    while (std::optional<Due> due = PopNext(now)) out.push_back(std::move(*due));
-    return out;
-  }
-
  private:
   struct Streak {
     SimTime since;

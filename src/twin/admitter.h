@@ -21,6 +21,10 @@ struct Policy;
 
 namespace steward::twin {
 
+// The one ResourceFlavor of fifo-quota's team queues when they are shown as Kueue objects (the
+// Kubernetes front, TwinClusterControl::ClusterQueues).
+inline constexpr char kFifoQuotaFlavor[] = "default-flavor";
+
 // What the twin offers an admitter.
 class AdmissionHost {
  public:

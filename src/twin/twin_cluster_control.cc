@@ -7,6 +7,7 @@
 
 #include "govern/policy.h"
 #include "govern/quantity.h"
+#include "twin/admitter.h"
 #include "twin/scenario.h"
 
 namespace steward::twin {
@@ -129,12 +130,6 @@ Status TwinClusterControl::EmitEvent(const control::ObjectRef& object, std::stri
   return Status::Ok();
 }
 
-namespace {
-
-constexpr char kFifoFlavor[] = "default-flavor";  // As kubefront serves fifo-quota's queues.
-
-}  // namespace
-
 std::vector<control::QueueInfo> TwinClusterControl::ClusterQueues() const {
   std::vector<control::QueueInfo> out;
   const std::string version = std::to_string(ops_.quota_generation());
@@ -160,8 +155,8 @@ std::vector<control::QueueInfo> TwinClusterControl::ClusterQueues() const {
       out.push_back({t.name,
                      "",
                      version,
-                     {{kFifoFlavor, "nvidia.com/gpu", std::to_string(t.quota_gpus), std::nullopt,
-                       std::nullopt}}});
+                     {{kFifoQuotaFlavor, "nvidia.com/gpu", std::to_string(t.quota_gpus),
+                       std::nullopt, std::nullopt}}});
   }
   std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
   return out;

@@ -15,23 +15,30 @@ SimTime At(int minutes) { return kSimStart + Minutes(minutes); }
 
 class IdleStreaksTest : public ::testing::Test {
  protected:
+  // Every step due at or before `now`, in order, as a caller draining PopNext sees them.
+  std::vector<Streaks::Due> PopDue(SimTime now) {
+    std::vector<Streaks::Due> out;
+    while (std::optional<Streaks::Due> due = streaks_.PopNext(now)) out.push_back(*due);
+    return out;
+  }
+
   Streaks streaks_{Minutes(30), Minutes(60)};
 };
 
 TEST_F(IdleStreaksTest, NoticeAtNotifyAfterReclaimAtReclaimAfter) {
   streaks_.Observe("a", /*idle=*/true, 0, false, At(10));
   EXPECT_EQ(streaks_.NextDeadline(), At(40));
-  EXPECT_TRUE(streaks_.PopDue(At(39)).empty());
-  auto due = streaks_.PopDue(At(40));
+  EXPECT_TRUE(PopDue(At(39)).empty());
+  auto due = PopDue(At(40));
   ASSERT_EQ(due.size(), 1u);
   EXPECT_EQ(due[0].step, Streaks::Step::kNotify);
   EXPECT_EQ(due[0].since, At(10));
   EXPECT_EQ(streaks_.NextDeadline(), At(70));
-  due = streaks_.PopDue(At(70));
+  due = PopDue(At(70));
   ASSERT_EQ(due.size(), 1u);
   EXPECT_EQ(due[0].step, Streaks::Step::kReclaim);
   // Done: nothing more while it stays open.
-  EXPECT_TRUE(streaks_.PopDue(At(1000)).empty());
+  EXPECT_TRUE(PopDue(At(1000)).empty());
   EXPECT_TRUE(streaks_.IsOpen("a"));
 }
 
@@ -51,8 +58,8 @@ TEST_F(IdleStreaksTest, DueTogetherComeNoticesFirstThenRankThenLongestIdle) {
   streaks_.Observe("b", true, 1, false, At(0));
   streaks_.Observe("c", true, 1, false, At(30));
   streaks_.Observe("d", true, 0, false, At(30));
-  streaks_.PopDue(At(30));  // b's notice.
-  auto due = streaks_.PopDue(At(60));
+  PopDue(At(30));  // b's notice.
+  auto due = PopDue(At(60));
   ASSERT_EQ(due.size(), 3u);
   EXPECT_EQ(due[0].key, "d");  // Notices first; rank 0 before rank 1.
   EXPECT_EQ(due[0].step, Streaks::Step::kNotify);
@@ -63,7 +70,7 @@ TEST_F(IdleStreaksTest, DueTogetherComeNoticesFirstThenRankThenLongestIdle) {
 
 TEST_F(IdleStreaksTest, ExemptGetsNoNoticeAndIsReportedExemptAtReclaimTime) {
   streaks_.Observe("x", true, 0, /*exempt=*/true, At(0));
-  auto due = streaks_.PopDue(At(60));
+  auto due = PopDue(At(60));
   ASSERT_EQ(due.size(), 1u);
   EXPECT_EQ(due[0].step, Streaks::Step::kExempt);
   EXPECT_EQ(due[0].at, At(60));
@@ -71,10 +78,10 @@ TEST_F(IdleStreaksTest, ExemptGetsNoNoticeAndIsReportedExemptAtReclaimTime) {
 
 TEST_F(IdleStreaksTest, OpenWithAPastStartIsDueAtOnce) {
   streaks_.Open("a", At(10), 0, false);
-  auto due = streaks_.PopDue(At(45));  // The notice was due at 40.
+  auto due = PopDue(At(45));  // The notice was due at 40.
   ASSERT_EQ(due.size(), 1u);
   EXPECT_EQ(due[0].step, Streaks::Step::kNotify);
-  due = streaks_.PopDue(At(70));
+  due = PopDue(At(70));
   ASSERT_EQ(due.size(), 1u);
   EXPECT_EQ(due[0].step, Streaks::Step::kReclaim);
 }
@@ -82,17 +89,17 @@ TEST_F(IdleStreaksTest, OpenWithAPastStartIsDueAtOnce) {
 TEST_F(IdleStreaksTest, ResumedAfterANoticeOnlyTheReclaimIsDue) {
   streaks_.Open("a", At(10), 0, false, /*noticed=*/true);
   EXPECT_EQ(streaks_.NextDeadline(), At(70));
-  auto due = streaks_.PopDue(At(70));
+  auto due = PopDue(At(70));
   ASSERT_EQ(due.size(), 1u);
   EXPECT_EQ(due[0].step, Streaks::Step::kReclaim);
 }
 
 TEST_F(IdleStreaksTest, RetryReclaimComesDueAgain) {
   streaks_.Observe("a", true, 0, false, At(0));
-  streaks_.PopDue(At(60));
+  PopDue(At(60));
   streaks_.RetryReclaim("a", At(61));
   EXPECT_EQ(streaks_.NextDeadline(), At(61));
-  auto due = streaks_.PopDue(At(61));
+  auto due = PopDue(At(61));
   ASSERT_EQ(due.size(), 1u);
   EXPECT_EQ(due[0].step, Streaks::Step::kReclaim);
   streaks_.RetryReclaim("gone", At(62));  // Unknown keys are ignored.
