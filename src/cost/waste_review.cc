@@ -35,27 +35,30 @@ Result<WasteReview> ReviewWaste(const Ledger& ledger, const std::string& window,
     r.sm_active_gpu_hours = row.sm_active_gpu_hours;
     r.unused_gpu_hours = std::max(0.0, row.allocated_gpu_hours - row.sm_active_gpu_hours);
     r.gpu_cost = row.gpu_cost_allocated;
-    // Unused hours priced at the row's average price (models may differ within a team).
-    r.unused_cost =
-        row.allocated_gpu_hours > 0 ? r.gpu_cost * r.unused_gpu_hours / row.allocated_gpu_hours : 0;
     r.sm_efficiency = row.sm_efficiency();
     r.waste_gpu_hours_by_cause = row.waste_gpu_hours_by_cause;
     r.waste_cost_by_cause = row.waste_cost_by_cause;
     double best = 0;
     for (const auto& [cause, h] : r.waste_gpu_hours_by_cause) {
+      r.waste_gpu_hours += h;
       if (h > best) {
         best = h;
         r.top_cause = cause;
       }
     }
+    for (const auto& [cause, c] : r.waste_cost_by_cause) r.waste_cost += c;
+    r.unattributed_gpu_hours = std::max(0.0, r.unused_gpu_hours - r.waste_gpu_hours);
     review.allocated_gpu_hours += r.allocated_gpu_hours;
     review.sm_active_gpu_hours += r.sm_active_gpu_hours;
-    review.unused_cost += r.unused_cost;
+    review.waste_gpu_hours += r.waste_gpu_hours;
+    review.waste_cost += r.waste_cost;
     review.rows.push_back(std::move(r));
   }
   std::sort(review.rows.begin(), review.rows.end(),
             [](const WasteReviewRow& a, const WasteReviewRow& b) {
-              if (a.unused_cost != b.unused_cost) return a.unused_cost > b.unused_cost;
+              if (a.waste_cost != b.waste_cost) return a.waste_cost > b.waste_cost;
+              if (a.waste_gpu_hours != b.waste_gpu_hours)
+                return a.waste_gpu_hours > b.waste_gpu_hours;
               return a.name < b.name;
             });
   review.total_aggregates = static_cast<int>(review.rows.size());
@@ -77,8 +80,10 @@ nlohmann::json WasteReviewToJson(const WasteReview& review) {
                     {"allocated_gpu_hours", n(r.allocated_gpu_hours)},
                     {"sm_active_gpu_hours", n(r.sm_active_gpu_hours)},
                     {"unused_gpu_hours", n(r.unused_gpu_hours)},
+                    {"waste_gpu_hours", n(r.waste_gpu_hours)},
+                    {"unattributed_gpu_hours", n(r.unattributed_gpu_hours)},
                     {"gpu_cost", n(r.gpu_cost)},
-                    {"unused_cost", n(r.unused_cost)},
+                    {"waste_cost", n(r.waste_cost)},
                     {"sm_efficiency", n(r.sm_efficiency)},
                     {"waste_gpu_hours_by_cause", waste_h},
                     {"waste_cost_by_cause", waste_c},
@@ -92,7 +97,8 @@ nlohmann::json WasteReviewToJson(const WasteReview& review) {
       {"capacity_gpu_hours", n(review.capacity_gpu_hours)},
       {"allocated_gpu_hours", n(review.allocated_gpu_hours)},
       {"sm_active_gpu_hours", n(review.sm_active_gpu_hours)},
-      {"unused_cost", n(review.unused_cost)},
+      {"waste_gpu_hours", n(review.waste_gpu_hours)},
+      {"waste_cost", n(review.waste_cost)},
       {"idle_gpu_hours", n(review.idle_gpu_hours)},
       {"idle_cost", n(review.idle_cost)},
       {"rows", rows}};
@@ -101,25 +107,32 @@ nlohmann::json WasteReviewToJson(const WasteReview& review) {
 std::string WasteReviewToTable(const WasteReview& review, const std::string& currency) {
   std::string out = fmt::format(
       "GPU waste review {} .. {} by {}: allocated {:.1f} GPU-h, real compute (SM-active) "
-      "{:.1f} GPU-h ({:.1f}%), unused {:.2f} {}; unallocated idle {:.1f} GPU-h ({:.2f} {})\n",
+      "{:.1f} GPU-h ({:.1f}%), waste {:.1f} GPU-h ({:.2f} {}); unallocated idle {:.1f} GPU-h "
+      "({:.2f} {})\n",
       FormatRfc3339(review.window.start), FormatRfc3339(review.window.end), review.aggregate,
       review.allocated_gpu_hours, review.sm_active_gpu_hours,
       review.allocated_gpu_hours > 0 ? 100 * review.sm_active_gpu_hours / review.allocated_gpu_hours
                                      : 0.0,
-      review.unused_cost, currency, review.idle_gpu_hours, review.idle_cost, currency);
+      review.waste_gpu_hours, review.waste_cost, currency, review.idle_gpu_hours, review.idle_cost,
+      currency);
   size_t width = 4;
   for (const WasteReviewRow& r : review.rows) width = std::max(width, r.name.size());
-  out += fmt::format("{:>4}  {:<{}}  {:>12} {:>12} {:>8} {:>12}  {}\n", "rank", "name", width,
-                     "allocated_h", "sm_active_h", "sm_eff", "unused_cost", "top cause");
+  out += fmt::format("{:>4}  {:<{}}  {:>12} {:>12} {:>8} {:>10} {:>12} {:>12}  {}\n", "rank",
+                     "name", width, "allocated_h", "sm_active_h", "sm_eff", "waste_h", "waste_cost",
+                     "unattrib_h", "top cause");
   for (const WasteReviewRow& r : review.rows) {
     std::string cause = r.top_cause.empty()
                             ? "-"
                             : fmt::format("{} ({:.1f} GPU-h)", r.top_cause,
                                           r.waste_gpu_hours_by_cause.at(r.top_cause));
-    out += fmt::format("{:>4}  {:<{}}  {:>12.2f} {:>12.2f} {:>7.1f}% {:>12.2f}  {}\n", r.rank,
-                       r.name, width, r.allocated_gpu_hours, r.sm_active_gpu_hours,
-                       100 * r.sm_efficiency, r.unused_cost, cause);
+    out += fmt::format(
+        "{:>4}  {:<{}}  {:>12.2f} {:>12.2f} {:>7.1f}% {:>10.2f} {:>12.2f} {:>12.2f}  {}\n", r.rank,
+        r.name, width, r.allocated_gpu_hours, r.sm_active_gpu_hours, 100 * r.sm_efficiency,
+        r.waste_gpu_hours, r.waste_cost, r.unattributed_gpu_hours, cause);
   }
+  out +=
+      "unattrib_h: allocated, not SM-active and not waste (compute above the efficiency "
+      "target); it ranks nobody.\n";
   return out;
 }
 
