@@ -76,7 +76,7 @@ class LiveTwin {
   // at least series_interval_seconds apart); the dcgm records, stack findings and observers
   // are refreshed once, at the end. Stops at the horizon. Returns the simulated time run.
   // REQUIRES: the thread is not running.
-  SimDuration Warmup(SimDuration d, int warmup_points = 1024);
+  SimDuration Warmup(SimDuration d, int warmup_points = 512);
 
   // The latest published snapshot (never null).
   std::shared_ptr<const Snapshot> snapshot() const;
