@@ -3,12 +3,13 @@
 #include <pthread.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
-#include <sstream>
 #include <iostream>
 #include <memory>
+#include <sstream>
 
 #include "cli/commands.h"
 #include "cli/twin_setup.h"
@@ -34,6 +35,9 @@ struct ServeArgs {
   std::string cost_model;
   std::string remediation_db = ":memory:";
   double dcgm_interval = 30;
+  // Simulated days run at full speed before serving; < 0 = the default (kDefaultWarmupDays,
+  // at most half the horizon).
+  double warmup_days = -1;
   // The Kubernetes API front (docs/kube-api.md); -1 = off.
   int kube_port = -1;
   std::string kubeconfig_out;
@@ -45,6 +49,10 @@ struct ServeArgs {
   double kube_watch_window = 300;
   bool read_only = false;
 };
+
+// Two simulated days: the default scenario's queues, quotas and first faults have settled by
+// then (its workloads arrive from t = 0 and its longest jobs run for a day or more).
+constexpr double kDefaultWarmupDays = 2;
 
 [[noreturn]] void Die(const std::string& message) {
   std::cerr << "steward: " << message << "\n";
@@ -60,7 +68,8 @@ Result<std::string> ReadTokenFile(const std::string& path) {
   std::string t = text.str();
   const size_t b = t.find_first_not_of(" \t\r\n");
   const size_t e = t.find_last_not_of(" \t\r\n");
-  if (b == std::string::npos) return Status::InvalidArgument(fmt::format("--token-file {}: empty", path));
+  if (b == std::string::npos)
+    return Status::InvalidArgument(fmt::format("--token-file {}: empty", path));
   t = t.substr(b, e - b + 1);
   for (char c : t)
     if (c < 0x21 || c > 0x7e)
@@ -119,7 +128,26 @@ void Serve(const ServeArgs& a) {
   const bool generated = token.empty() && exposed;
   if (generated) token = http::GenerateToken();
 
+  const double horizon_days = (setup->twin->horizon() - kSimStart).ToHours() / 24;
+  double warmup_days = a.warmup_days;
+  if (warmup_days < 0) {
+    warmup_days = std::min(kDefaultWarmupDays, horizon_days / 2);
+  } else if (warmup_days > 0 && warmup_days >= horizon_days) {
+    Die(
+        fmt::format("--warmup {}: must be shorter than the horizon ({} days), so that part of the "
+                    "run is live",
+                    warmup_days, horizon_days));
+  }
+
   server::LiveTwin live(std::move(setup->twin), live_options);
+  // Warm up before listening: the first page already shows a cluster that has been running.
+  if (warmup_days > 0) {
+    const auto wall = std::chrono::steady_clock::now();
+    const SimDuration ran = live.Warmup(SecondsF(warmup_days * 86400));
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - wall).count();
+    std::printf("steward: warmed up %.3g simulated days in %.1f s\n", ran.ToHours() / 24, seconds);
+  }
   http::AccessOptions access;
   access.token = token;
   access.read_only = a.read_only;
@@ -161,13 +189,12 @@ void Serve(const ServeArgs& a) {
       "speed %g simulated s per s)\n",
       name.c_str(), a.listen.c_str(), *port, a.speed);
   if (kube)
-    std::printf("steward: Kubernetes API at %s://%s:%d/ (kubeconfig: %s)\n",
-                a.tls_cert.empty() ? "http" : "https", a.listen.c_str(), kube->port(),
-                a.kubeconfig_out.empty() ? "not written; --kubeconfig-out FILE"
-                                         : a.kubeconfig_out.c_str());
+    std::printf(
+        "steward: Kubernetes API at %s://%s:%d/ (kubeconfig: %s)\n",
+        a.tls_cert.empty() ? "http" : "https", a.listen.c_str(), kube->port(),
+        a.kubeconfig_out.empty() ? "not written; --kubeconfig-out FILE" : a.kubeconfig_out.c_str());
   if (generated)
-    std::printf("steward: listening beyond loopback; bearer token for writes: %s\n",
-                token.c_str());
+    std::printf("steward: listening beyond loopback; bearer token for writes: %s\n", token.c_str());
   std::fflush(stdout);
   int sig = 0;
   sigwait(&signals, &sig);
@@ -196,6 +223,12 @@ void RegisterServeCommands(CLI::App& app) {
   serve->add_option("--listen", a->listen, "Address to listen on (loopback unless set)")
       ->capture_default_str();
   serve->add_option("--days", a->days, "Override the scenario's horizon (days)");
+  serve
+      ->add_option("--warmup", a->warmup_days,
+                   "Simulated days to run at full speed before serving, so the dashboard starts "
+                   "from a running cluster (default: 2, at most half the horizon; 0 = start "
+                   "empty)")
+      ->check(CLI::Range(0.0, 3650.0));
   serve->add_option("--seed", a->seed, "Override the scenario's seed");
   serve->add_option("--policy", a->policy, "Kueue/Volcano policy YAML files (kueue admission)");
   serve->add_option("--cost-model", a->cost_model,
@@ -224,8 +257,9 @@ void RegisterServeCommands(CLI::App& app) {
                    "continue tokens; older resourceVersions get 410 Expired (etcd keeps 5 "
                    "minutes; tests shorten it)")
       ->capture_default_str();
-  serve->add_option("--tls-cert", a->tls_cert, "PEM certificate: serve the Kubernetes API over "
-                                                "HTTPS (with --tls-key)");
+  serve->add_option("--tls-cert", a->tls_cert,
+                    "PEM certificate: serve the Kubernetes API over "
+                    "HTTPS (with --tls-key)");
   serve->add_option("--tls-key", a->tls_key, "PEM private key of --tls-cert");
   serve->add_flag("--read-only", a->read_only,
                   "Refuse every write (controls of the dashboard API) with 403");

@@ -12,6 +12,9 @@
 #include "model/xid_catalog.h"
 #include "server/dashboard_assets.h"
 #include "server/metrics.h"
+#include "server/node_detail.h"
+#include "server/query_params.h"
+#include "server/workload_query.h"
 #include "telemetry/dcgm_writer.h"
 
 namespace steward::server {
@@ -44,51 +47,7 @@ int StatusCodeOf(const Status& s) {
   }
 }
 
-// Query parameters, checked against the names an endpoint takes.
-class Params {
- public:
-  explicit Params(const HttpRequest& r) : r_(r) {}
-
-  // Fails on a parameter the endpoint does not take (a typo should not be silently ignored).
-  Status Allow(std::initializer_list<std::string_view> names) const {
-    for (const auto& [k, v] : r_.params) {
-      if (std::find(names.begin(), names.end(), k) != names.end()) continue;
-      std::string valid;
-      for (auto n : names) valid += (valid.empty() ? "" : ", ") + std::string(n);
-      return Status::InvalidArgument(fmt::format("unknown query parameter '{}' (valid: {})", k,
-                                                 valid.empty() ? "none" : valid));
-    }
-    return Status::Ok();
-  }
-  std::string Get(const std::string& name, std::string fallback = {}) const {
-    auto it = r_.params.find(name);
-    return it == r_.params.end() ? fallback : it->second;
-  }
-  Result<int> Int(const std::string& name, int fallback, int lo, int hi) const {
-    auto it = r_.params.find(name);
-    if (it == r_.params.end()) return fallback;
-    int v = 0;
-    const std::string& s = it->second;
-    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-    if (ec != std::errc() || p != s.data() + s.size() || v < lo || v > hi)
-      return Status::InvalidArgument(
-          fmt::format("{}={}: expected an integer in {}..{}", name, s, lo, hi));
-    return v;
-  }
-  Result<double> Double(const std::string& name, double fallback) const {
-    auto it = r_.params.find(name);
-    if (it == r_.params.end()) return fallback;
-    const std::string& s = it->second;
-    double v = 0;
-    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-    if (ec != std::errc() || p != s.data() + s.size() || !std::isfinite(v))
-      return Status::InvalidArgument(fmt::format("{}={}: expected a number", name, s));
-    return v;
-  }
-
- private:
-  const HttpRequest& r_;
-};
+using Params = QueryParams;
 
 #define API_ASSIGN_OR_REPLY(lhs, expr)                                             \
   auto lhs##_result = (expr);                                                      \
@@ -130,25 +89,9 @@ json NodeJson(const Snapshot& s, const NodeView& n, bool detail) {
     if (it != s.workloads.end() && it->id == id) w.push_back(it->name);
   }
   j[detail ? "workloads" : "workload_ids"] = std::move(w);
-  return j;
-}
-
-json WorkloadJson(const WorkloadView& w) {
-  json j{{"id", w.id},
-         {"name", w.name},
-         {"team", w.team},
-         {"kind", w.kind},
-         {"tier", w.tier},
-         {"state", w.state},
-         {"gpus_requested", w.gpus_requested},
-         {"gpus_allocated", w.gpus_allocated},
-         {"pods", w.pods},
-         {"submitted_hours", w.submitted_hours},
-         {"interruptions", w.interruptions}};
-  if (w.state == "pending") {
-    j["reason"] = w.reason;
-    j["reason_detail"] = w.reason_detail;
-    j["pending_seconds"] = w.pending_seconds;
+  if (detail) {
+    j["gpu_details"] = NodeGpusJson(s, n);
+    j["dcgm_sim_hours"] = s.dcgm_records ? json(s.dcgm_sim_hours) : json(nullptr);
   }
   return j;
 }
@@ -194,56 +137,54 @@ HttpReply GetNodes(const Snapshot& s, const Params& p) {
   return JsonReply({{"total", matched}, {"offset", offset}, {"limit", limit}, {"nodes", nodes}});
 }
 
-const NodeView* FindNode(const Snapshot& s, std::string_view name) {
-  for (const NodeView& n : s.nodes)
-    if (n.name == name) return &n;
-  return nullptr;
+const NodeView* FindNode(const Snapshot& s, const std::string& name) {
+  auto it = s.topology->node_by_name.find(name);
+  return it == s.topology->node_by_name.end() ? nullptr : &s.nodes[it->second];
 }
 
 HttpReply GetRacks(const Snapshot& s, const Params& p) {
-  API_CHECK_PARAMS(p);
-  std::map<int, json> racks;
-  for (const NodeView& n : s.nodes) {
-    json& r = racks[n.rack];
-    if (r.is_null())
-      r = {{"rack", n.rack},   {"gpus_in_use", 0},   {"gpus_idle", 0},
-           {"gpus_faulty", 0}, {"gpus_cordoned", 0}, {"nodes", json::array()}};
-    r["gpus_in_use"] = r["gpus_in_use"].get<int>() + n.in_use;
-    r["gpus_idle"] = r["gpus_idle"].get<int>() + n.idle;
-    r["gpus_faulty"] = r["gpus_faulty"].get<int>() + n.faulty;
-    r["gpus_cordoned"] = r["gpus_cordoned"].get<int>() + n.cordoned_gpus;
-    r["nodes"].push_back({{"name", n.name},
-                          {"gpus", n.gpus},
-                          {"cordoned", n.cordoned},
-                          {"remediation", n.remediation},
-                          {"sm_active", n.sm_active},
-                          {"workloads", n.workloads.size()}});
-  }
+  API_CHECK_PARAMS(p, "nodes");
+  API_ASSIGN_OR_REPLY(with_nodes, p.Bool("nodes", true));
   json out = json::array();
-  for (auto& [id, r] : racks) out.push_back(std::move(r));
+  const auto& racks = s.topology->rack_nodes;
+  for (size_t rack = 0; rack < racks.size(); ++rack) {
+    if (racks[rack].empty()) continue;
+    int in_use = 0, idle = 0, faulty = 0, cordoned = 0, gpus = 0;
+    std::set<std::string> pools;
+    json nodes = json::array();
+    for (model::NodeId id : racks[rack]) {
+      const NodeView& n = s.nodes[id];
+      in_use += n.in_use;
+      idle += n.idle;
+      faulty += n.faulty;
+      cordoned += n.cordoned_gpus;
+      gpus += n.capacity;
+      pools.insert(n.pool);
+      if (with_nodes)
+        nodes.push_back({{"name", n.name},
+                         {"gpus", n.gpus},
+                         {"cordoned", n.cordoned},
+                         {"remediation", n.remediation},
+                         {"sm_active", n.sm_active},
+                         {"workloads", n.workloads.size()}});
+    }
+    json r{{"rack", rack},
+           {"gpus_total", gpus},
+           {"gpus_in_use", in_use},
+           {"gpus_idle", idle},
+           {"gpus_faulty", faulty},
+           {"gpus_cordoned", cordoned},
+           {"nodes_total", racks[rack].size()},
+           {"pools", pools}};
+    if (with_nodes) r["nodes"] = std::move(nodes);
+    out.push_back(std::move(r));
+  }
   return JsonReply({{"racks", out}});
 }
 
 HttpReply GetWorkloads(const Snapshot& s, const Params& p) {
-  API_CHECK_PARAMS(p, "state", "team", "reason", "offset", "limit");
-  API_ASSIGN_OR_REPLY(offset, p.Int("offset", 0, 0, 1 << 30));
-  API_ASSIGN_OR_REPLY(limit, p.Int("limit", kDefaultLimit, 1, kMaxLimit));
-  const std::string state = p.Get("state"), team = p.Get("team"), reason = p.Get("reason");
-  if (!state.empty() && state != "pending" && state != "starting" && state != "running")
-    return ErrorReply(400, "state=" + state + ": expected pending, starting or running");
-  if (!team.empty() && std::find(s.teams.begin(), s.teams.end(), team) == s.teams.end())
-    return ErrorReply(400, "team=" + team + ": no such team");
-  json items = json::array();
-  int matched = 0;
-  for (const WorkloadView& w : s.workloads) {
-    if (!state.empty() && w.state != state) continue;
-    if (!team.empty() && w.team != team) continue;
-    if (!reason.empty() && w.reason != reason) continue;
-    if (matched++ < offset || static_cast<int>(items.size()) >= limit) continue;
-    items.push_back(WorkloadJson(w));
-  }
-  return JsonReply(
-      {{"total", matched}, {"offset", offset}, {"limit", limit}, {"workloads", items}});
+  API_ASSIGN_OR_REPLY(query, ParseWorkloadQuery(s, p));
+  return JsonReply(RunWorkloadQuery(s, query));
 }
 
 HttpReply GetCost(const Snapshot& s, const Params& p) {
@@ -298,7 +239,14 @@ HttpReply GetTimeseries(const Snapshot& s, const Params& p) {
                       {"running", pt.running},
                       {"pending", pt.pending}});
   }
-  return JsonReply({{"points", points}});
+  json markers = json::array();
+  if (s.markers)
+    for (const ChartMarker& m : *s.markers) {
+      if (m.hours < since) continue;
+      markers.push_back(
+          {{"hours", m.hours}, {"kind", m.kind}, {"subjects", m.subjects}, {"count", m.count}});
+    }
+  return JsonReply({{"points", points}, {"markers", markers}});
 }
 
 // ---- POST handlers (controls) ------------------------------------------------------------
@@ -586,7 +534,7 @@ HttpReply HandleApi(LiveTwin& live, const HttpRequest& r, const std::vector<std:
   if (seg.size() == 3 && what == "workloads") {
     if (!get) return MethodNotAllowed(r, "GET");
     for (const WorkloadView& w : s.workloads)
-      if (w.name == seg[2]) return JsonReply(WorkloadJson(w));
+      if (w.name == seg[2]) return JsonReply(WorkloadJson(s, w));
     return ErrorReply(404, "no unfinished workload named '" + seg[2] + "'");
   }
   if (seg.size() == 4 && what == "nodes") {
@@ -678,7 +626,31 @@ nlohmann::json IncidentsJson(const Snapshot& s) {
     j["leaf"] = i.leaf >= 0 ? json(i.leaf) : json(nullptr);
     list.push_back(std::move(j));
   }
-  return {{"incidents", list}, {"remediation", s.overview.remediation}};
+  // How the incidents add up to the overview's counters: faulty GPUs and out-of-service nodes
+  // on the nodes of open incidents, and the nodes outside every open incident.
+  const IncidentCoverage& c = s.incident_coverage;
+  json outside = json::array();
+  int faulty_outside = 0;
+  for (const UncoveredNode& n : c.uncovered) {
+    faulty_outside += n.faulty_gpus;
+    outside.push_back({{"node", n.name},
+                       {"rack", n.rack},
+                       {"faulty_gpus", n.faulty_gpus},
+                       {"remediation", n.remediation},
+                       {"cordoned", n.cordoned}});
+  }
+  json summary{{"incidents_open", s.incidents.size()},
+               {"gpus_faulty", s.overview.gpus_faulty},
+               {"gpus_faulty_in_incidents", c.gpus_faulty_in_incidents},
+               {"gpus_faulty_outside_incidents", faulty_outside},
+               {"nodes_in_incidents", c.nodes_in_incidents},
+               {"nodes_out_of_service", c.nodes_out_of_service},
+               {"nodes_quarantined", c.nodes_quarantined},
+               {"nodes_quarantined_in_incidents", c.nodes_quarantined_in_incidents}};
+  return {{"incidents", list},
+          {"remediation", s.overview.remediation},
+          {"summary", s.overview.remediation ? summary : json(nullptr)},
+          {"outside_incidents", outside}};
 }
 
 HttpReply ErrorReply(int status, const std::string& message) {

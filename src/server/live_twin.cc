@@ -10,7 +10,11 @@ LiveTwin::LiveTwin(std::unique_ptr<twin::Twin> twin, LiveTwinOptions options)
     : twin_(std::move(twin)),
       options_(std::move(options)),
       tenancy_(twin_->tenancy()),
-      series_(std::make_shared<std::vector<SeriesPoint>>()) {
+      series_(std::make_shared<std::vector<SeriesPoint>>()),
+      topology_(BuildTopology(twin_->cluster())) {
+  // Bind times of pods, for the node panel (the listener only records; the twin's results do
+  // not depend on it).
+  twin_->AddLifecycleListener([this](const twin::LifecycleRecord& r) { pods_.OnLifecycle(r); });
   const size_t teams = twin_->scenario().teams.size();
   const size_t models = twin_->cluster().gpu_models().size();
   team_model_gpu_hours_.assign(teams, std::vector<double>(models, 0));
@@ -61,6 +65,24 @@ void LiveTwin::Step(SimDuration d) {
   ApplyCommands();
   twin_->RunUntil(twin_->now() + d);
   Publish();
+}
+
+SimDuration LiveTwin::Warmup(SimDuration d, int warmup_points) {
+  STEWARD_CHECK(!running_);
+  std::lock_guard<std::mutex> lock(direct_mu_);
+  ApplyCommands();
+  const SimTime start = twin_->now();
+  const SimTime end = std::min(twin_->horizon(), start + d);
+  if (end <= start) return SimDuration();
+  // Chunks: one series point each, no finer than the live series.
+  const SimDuration chunk =
+      std::max(SecondsF(options_.series_interval_seconds),
+               SecondsF((end - start).ToSeconds() / std::max(1, warmup_points)));
+  while (twin_->now() < end) {
+    twin_->RunUntil(std::min(end, twin_->now() + chunk));
+    Publish(/*full=*/twin_->now() >= end);
+  }
+  return twin_->now() - start;
 }
 
 std::shared_ptr<const Snapshot> LiveTwin::snapshot() const {
@@ -137,7 +159,7 @@ void LiveTwin::Loop() {
   }
 }
 
-void LiveTwin::Publish() {
+void LiveTwin::Publish(bool full) {
   const SimTime now = twin_->now();
   // GPU-hours per (team, GPU model), integrated at publish granularity: only the split by
   // model for pricing comes from here; the GPU-hours themselves are the twin's exact ones.
@@ -156,11 +178,17 @@ void LiveTwin::Publish() {
   ctx.team_model_gpu_hours = &team_model_gpu_hours_;
   ctx.series = series_;
   ctx.remediation = options_.remediation;
+  ctx.topology = topology_;
+  pods_.Update(*twin_);
+  ctx.pods = &pods_;
   auto snap = std::make_shared<Snapshot>(BuildSnapshot(*twin_, ctx));
   last_team_model_allocated_ = snap->team_model_allocated;
+  // snapshot_ is only written on this thread, so reading it here needs no lock.
+  if (snapshot_) markers_.Observe(*snapshot_, *snap, now.ToHours());
+  snap->markers = markers_.list();
   // The exporter walks every GPU (a few ms at 10^4 GPUs), so it runs at dcgm-exporter's
   // cadence in simulated time, not at every publish; rendering the page is the reader's job.
-  if (exporter_ &&
+  if (full && exporter_ &&
       (dcgm_time_.is_never() || now - dcgm_time_ >= SecondsF(options_.dcgm_interval_seconds))) {
     exporter_->Update(*twin_);
     dcgm_records_ = std::make_shared<const std::vector<telemetry::GpuRecord>>(
@@ -171,7 +199,7 @@ void LiveTwin::Publish() {
   snap->dcgm_sim_hours = dcgm_time_.is_never() ? 0 : dcgm_time_.ToHours();
   // Stack checks rebuild the node list (tens of ms at 10^4 GPUs): at a simulated cadence, and
   // only when something they read on the nodes changed.
-  if (options_.stack_health_interval_seconds > 0 &&
+  if (full && options_.stack_health_interval_seconds > 0 &&
       (stack_time_.is_never() ||
        now - stack_time_ >= SecondsF(options_.stack_health_interval_seconds))) {
     const uint64_t fingerprint = StackInputsFingerprint(*twin_);
@@ -203,7 +231,8 @@ void LiveTwin::Publish() {
     std::lock_guard<std::mutex> lock(snapshot_mu_);
     snapshot_ = std::move(snap);
   }
-  for (const auto& observer : observers_) observer(*twin_);
+  if (full)
+    for (const auto& observer : observers_) observer(*twin_);
 }
 
 }  // namespace steward::server

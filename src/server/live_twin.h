@@ -21,6 +21,8 @@
 #include <vector>
 
 #include "model/status.h"
+#include "server/chart_markers.h"
+#include "server/pod_tracker.h"
 #include "server/snapshot.h"
 #include "telemetry/twin_exporter.h"
 #include "twin/twin.h"
@@ -68,6 +70,14 @@ class LiveTwin {
   // REQUIRES: the thread is not running (tests and tools drive the twin this way).
   void Step(SimDuration d);
 
+  // Runs the twin `d` of simulated time ahead at full speed (no real-time pacing), so `serve`
+  // starts from a cluster that has been running rather than an empty one. The time series
+  // and chart markers cover the warm-up (at most `warmup_points` points, evenly spaced, and
+  // at least series_interval_seconds apart); the dcgm records, stack findings and observers
+  // are refreshed once, at the end. Stops at the horizon. Returns the simulated time run.
+  // REQUIRES: the thread is not running.
+  SimDuration Warmup(SimDuration d, int warmup_points = 512);
+
   // The latest published snapshot (never null).
   std::shared_ptr<const Snapshot> snapshot() const;
 
@@ -98,7 +108,8 @@ class LiveTwin {
   };
   void Loop();
   void ApplyCommands();
-  void Publish();
+  // `full` = false (warm-up) skips the dcgm exporter, the stack checks and the observers.
+  void Publish(bool full = true);
 
   std::unique_ptr<twin::Twin> twin_;
   const LiveTwinOptions options_;
@@ -106,6 +117,9 @@ class LiveTwin {
 
   // Simulation-thread state.
   std::shared_ptr<std::vector<SeriesPoint>> series_;
+  std::shared_ptr<const Topology> topology_;
+  PodTracker pods_;
+  ChartMarkers markers_;
   double last_series_hours_ = -1;
   std::vector<std::vector<double>> team_model_gpu_hours_;
   std::vector<std::vector<int>> last_team_model_allocated_;

@@ -5,6 +5,8 @@
 
 #include "cost/waste_cause.h"
 #include "health/remediation/twin_remediation.h"
+#include "server/pod_tracker.h"
+#include "twin/pod_names.h"
 
 namespace steward::server {
 namespace {
@@ -51,6 +53,22 @@ char GpuStateLetter(GpuState s) {
   return '?';
 }
 
+std::shared_ptr<const Topology> BuildTopology(const model::Cluster& cluster) {
+  auto t = std::make_shared<Topology>();
+  t->rack_nodes.resize(cluster.num_racks());
+  for (model::NodeId n = 0; n < static_cast<model::NodeId>(cluster.nodes().size()); ++n) {
+    const model::Node& node = cluster.node(n);
+    t->node_by_name.emplace(node.name, n);
+    if (node.rack >= static_cast<int>(t->rack_nodes.size())) t->rack_nodes.resize(node.rack + 1);
+    t->rack_nodes[node.rack].push_back(n);
+  }
+  for (const model::Pool& p : cluster.pools()) {
+    t->pools.push_back(p.name);
+    t->pool_model.push_back(p.model);
+  }
+  return t;
+}
+
 SeriesPoint PointOf(const Overview& o, double hours) {
   SeriesPoint p;
   p.hours = hours;
@@ -72,6 +90,8 @@ Snapshot BuildSnapshot(const twin::Twin& tw, const SnapshotContext& ctx) {
   snap.series = ctx.series;
   snap.currency = ctx.price_per_gpu_hour ? ctx.currency : "";
   const model::Cluster& cluster = tw.cluster();
+  snap.topology = ctx.topology ? ctx.topology : BuildTopology(cluster);
+  snap.markers = std::make_shared<const std::vector<ChartMarker>>();
   const twin::ClusterState& state = tw.state();
   const twin::Scenario& scenario = tw.scenario();
   const SimTime now = tw.now();
@@ -87,6 +107,8 @@ Snapshot BuildSnapshot(const twin::Twin& tw, const SnapshotContext& ctx) {
     v.id = n;
     v.name = node.name;
     v.pool = cluster.pools()[node.pool].name;
+    v.pool_index = node.pool;
+    v.first_gpu = node.first_gpu;
     v.gpu_model = cluster.gpu_models()[node.model].name;
     v.rack = node.rack;
     v.leaf = node.leaf;
@@ -170,13 +192,24 @@ Snapshot BuildSnapshot(const twin::Twin& tw, const SnapshotContext& ctx) {
     v.state = std::string(RunStateName(run.state));
     v.submitted_hours = w.submit_time.ToHours();
     v.interruptions = run.interruptions;
+    v.gpu_model = w.gpu_model;
     v.pods = static_cast<int>(run.pods.size());
     v.gpus_requested = w.kind == model::WorkloadKind::kInference
                            ? run.desired_replicas * w.pod_sets[0].gpus_per_pod
                            : w.TotalGpus();
     const model::UsageRates rates =
         run.idle ? model::IdleRates(w.usage) : model::ActiveRates(w.usage);
-    for (const twin::PodAllocation& p : run.pods) {
+    v.pods_placed.reserve(run.pods.size());
+    for (size_t i = 0; i < run.pods.size(); ++i) {
+      const twin::PodAllocation& p = run.pods[i];
+      PodView pv{p.node, p.gpus, {}, 0, p.running};
+      if (const PodTracker::Pod* tracked = ctx.pods ? ctx.pods->Find(w.id, p.pod_id) : nullptr) {
+        pv.name = tracked->name;
+        pv.since_hours = tracked->since.ToHours();
+      } else {
+        pv.name = twin::PodName(run, static_cast<int>(i));
+      }
+      v.pods_placed.push_back(std::move(pv));
       const int g = std::popcount(p.gpus);
       v.gpus_allocated += g;
       NodeView& nv = snap.nodes[p.node];
@@ -295,6 +328,27 @@ Snapshot BuildSnapshot(const twin::Twin& tw, const SnapshotContext& ctx) {
       snap.incidents.push_back(std::move(v));
     }
     o.incidents_open = static_cast<int>(snap.incidents.size());
+    // What the incidents cover, so the panel adds up to the overview's counters.
+    IncidentCoverage& cov = snap.incident_coverage;
+    std::vector<bool> covered(snap.nodes.size(), false);
+    for (const IncidentView& inc : snap.incidents)
+      for (const std::string& name : inc.nodes) {
+        auto it = snap.topology->node_by_name.find(name);
+        if (it != snap.topology->node_by_name.end()) covered[it->second] = true;
+      }
+    const std::string quarantined(health::NodeStateName(health::NodeState::kQuarantined));
+    for (const NodeView& nv : snap.nodes) {
+      const bool out = nv.remediation != "healthy";
+      cov.nodes_out_of_service += out;
+      cov.nodes_quarantined += nv.remediation == quarantined;
+      if (covered[nv.id]) {
+        ++cov.nodes_in_incidents;
+        cov.gpus_faulty_in_incidents += nv.faulty;
+        cov.nodes_quarantined_in_incidents += nv.remediation == quarantined;
+      } else if (out || nv.faulty > 0) {
+        cov.uncovered.push_back({nv.name, nv.rack, nv.faulty, nv.remediation, nv.cordoned});
+      }
+    }
   }
 
   // Overview.

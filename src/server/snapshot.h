@@ -13,6 +13,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "health/stack_health.h"
@@ -25,6 +26,8 @@ class TwinRemediation;
 
 namespace steward::server {
 
+class PodTracker;
+
 // GPU states of the heatmap and the overview. Every GPU is in exactly one:
 // faulty (health failed, or its node's device plugin advertises no GPUs) before in-use
 // (allocated to a pod), before cordoned (free on a cordoned node), before idle.
@@ -36,6 +39,8 @@ struct NodeView {
   model::NodeId id = 0;
   std::string name;
   std::string pool;
+  int pool_index = 0;
+  model::GpuId first_gpu = 0;  // Its GPUs are [first_gpu, first_gpu + capacity) cluster-wide.
   std::string gpu_model;
   int rack = 0;
   int leaf = 0;
@@ -47,6 +52,15 @@ struct NodeView {
   double sm_active = 0;                      // SM-active GPU-equivalents on the node right now.
   std::string gpus;                          // One GpuStateLetter per GPU index.
   std::vector<model::WorkloadId> workloads;  // With pods on the node.
+};
+
+// One placed pod of a workload: where it is, which GPUs it holds, and since when.
+struct PodView {
+  model::NodeId node = model::kNoNode;
+  uint64_t gpus = 0;       // Bit mask of GPU indices on the node.
+  std::string name;        // twin/pod_names.h, as kubectl and dcgm-exporter's `pod` label show it.
+  double since_hours = 0;  // Simulated hours since the start when it was bound to the node.
+  bool running = false;    // Past its startup.
 };
 
 struct WorkloadView {
@@ -64,6 +78,8 @@ struct WorkloadView {
   double submitted_hours = 0;  // Simulated hours since the start.
   double pending_seconds = 0;  // Time in its current pending spell (pending only).
   int interruptions = 0;
+  int gpu_model = -1;                // The GPU model it requires (index), -1 = any.
+  std::vector<PodView> pods_placed;  // In the twin's pod order.
 };
 
 struct QueueView {
@@ -101,6 +117,47 @@ struct IncidentView {
   int64_t ticket = 0;  // 0 = none yet.
   std::string suspected_cause;
 };
+
+// Nodes that are out of service or have faulty GPUs but belong to no open incident (e.g. a
+// quarantined node whose incident's ticket was resolved, or a node whose device plugin lost its
+// GPUs without an XID). With them, the incident panel adds up to the overview's counters:
+// gpus_faulty = faulty GPUs on nodes of open incidents + faulty GPUs listed here.
+struct UncoveredNode {
+  std::string name;
+  int rack = 0;
+  int faulty_gpus = 0;
+  std::string remediation;  // The loop's state ("healthy" when only GPUs are faulty).
+  bool cordoned = false;
+};
+
+struct IncidentCoverage {
+  int gpus_faulty_in_incidents = 0;  // On the nodes of open incidents, each node once.
+  int nodes_in_incidents = 0;        // Distinct nodes of open incidents.
+  int nodes_out_of_service = 0;      // Nodes whose remediation state is not healthy.
+  int nodes_quarantined = 0;
+  int nodes_quarantined_in_incidents = 0;
+  std::vector<UncoveredNode> uncovered;
+};
+
+// A change worth a vertical line on the time-series charts: faults (nodes that gained faulty
+// GPUs), cordons and uncordons, and quota changes, found by comparing consecutive snapshots
+// (server/chart_markers.h), so every source counts: random faults, the remediation loop,
+// controllers and the API's controls.
+struct ChartMarker {
+  double hours = 0;
+  std::string kind;                   // fault | cordon | uncordon | quota
+  std::vector<std::string> subjects;  // Nodes, or "team 640 -> 100" for quotas; at most 8.
+  int count = 0;                      // Subjects in all (nodes, or GPUs for a fault).
+};
+
+// The cluster's fixed layout, shared by every snapshot of one twin (built once).
+struct Topology {
+  std::unordered_map<std::string, model::NodeId> node_by_name;
+  std::vector<std::vector<model::NodeId>> rack_nodes;  // By rack id, nodes in id order.
+  std::vector<std::string> pools;                      // By pool index.
+  std::vector<int> pool_model;                         // GPU model index of each pool.
+};
+std::shared_ptr<const Topology> BuildTopology(const model::Cluster& cluster);
 
 struct SeriesPoint {
   double hours = 0;
@@ -149,9 +206,12 @@ struct Snapshot {
   std::vector<WorkloadView> workloads;  // Unfinished, by id.
   std::vector<QueueView> queues;        // By team index.
   std::vector<IncidentView> incidents;
-  twin::SchedulerReport scheduler;  // ClusterQueues (kueue admitter), Kueue-metric style.
-  std::string currency;             // "" when no cost model is configured.
+  IncidentCoverage incident_coverage;  // With the remediation loop only.
+  twin::SchedulerReport scheduler;     // ClusterQueues (kueue admitter), Kueue-metric style.
+  std::string currency;                // "" when no cost model is configured.
   std::shared_ptr<const std::vector<SeriesPoint>> series;
+  std::shared_ptr<const std::vector<ChartMarker>> markers;  // Oldest first; never null.
+  std::shared_ptr<const Topology> topology;                 // Never null.
   std::vector<std::string> teams;  // For validating controls without touching the twin.
   std::vector<std::vector<int>> team_model_allocated;  // [team][GPU model] allocated GPUs.
   // The twin's dcgm-exporter records (one per GPU) at dcgm_sim_hours; shared between
@@ -176,6 +236,11 @@ struct SnapshotContext {
   std::shared_ptr<const std::vector<SeriesPoint>> series;
   // The remediation loop attached to the twin (node states, incidents); null = none.
   const health::TwinRemediation* remediation = nullptr;
+  // The cluster's layout (BuildTopology); null = built here.
+  std::shared_ptr<const Topology> topology;
+  // Names and bind times of placed pods; null = names from twin/pod_names.h, since = unknown
+  // (0 h), as for a one-off snapshot.
+  const PodTracker* pods = nullptr;
 };
 
 // Reads the twin (on its thread) into a snapshot.

@@ -33,10 +33,12 @@ try {
     args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
            "--disable-background-networking", "--disable-component-update", "--disable-sync"],
   });
-  // A short horizon at a high speed-up: the twin runs live for a few seconds, then stands still
-  // at the horizon, so the page and the API can be compared number for number. Started once
-  // the browser is up, so a slow browser start on a busy machine cannot eat the live part.
-  server = spawn(steward, ["serve", "--port", "0", "--speed", "1800", "--days", "0.1"],
+  // A short horizon at a high speed-up: after a 0.1-day warm-up the twin runs live for a few
+  // seconds, then stands still at the horizon, so the page and the API can be compared number
+  // for number. Started once the browser is up, so a slow browser start on a busy machine
+  // cannot eat the live part.
+  server = spawn(steward, ["serve", "--port", "0", "--speed", "1800", "--days", "0.2",
+                           "--warmup", "0.1"],
                  { stdio: ["ignore", "pipe", "pipe"] });
   server.stdout.on("data", (d) => (log += d));
   server.stderr.on("data", (d) => (log += d));
@@ -191,6 +193,8 @@ try {
     return k && { x: k.x + 1, y: k.y + k.h / 2 };
   }, rack.nodes[0].name);
   if (!cell) fail(`node ${rack.nodes[0].name} not on the heatmap`);
+  // The page is long (the workload list): bring the heatmap into view before clicking on it.
+  await page.$eval("#heatmap", (c) => c.scrollIntoView({ block: "start" }));
   const box = await page.$eval("#heatmap", (c) => { const r = c.getBoundingClientRect(); return { x: r.left, y: r.top }; });
   await page.mouse.click(box.x + cell.x, box.y + cell.y);
   if ((await page.inputValue("#node-name")) !== rack.nodes[0].name) fail("the heatmap click did not pick the node");

@@ -24,8 +24,9 @@ prom=$(command -v prometheus || true)
 [ -x "$prom" ] || fail "prometheus not installed (scripts/install-deps.sh installs Debian's package)"
 
 # 1. The twin: 10 simulated minutes per real second, so notebooks go idle, the scheduled XID and
-# the bad driver rollout land in the first seconds, and counters move while Prometheus scrapes.
-"$bin" serve examples/observe/scenario.yaml --port 0 --speed 600 >"$tmp/serve.log" 2>&1 &
+# the bad driver rollout land in the first seconds, and counters move while Prometheus scrapes
+# (no warm-up, which would have run past them before Prometheus starts).
+"$bin" serve examples/observe/scenario.yaml --warmup 0 --port 0 --speed 600 >"$tmp/serve.log" 2>&1 &
 pids+=($!)
 port=
 for _ in $(seq 1 600); do

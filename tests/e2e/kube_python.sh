@@ -17,7 +17,7 @@ trap cleanup EXIT
 fail() { echo "FAIL: $*" >&2; cat "$tmp/log" >&2 || true; exit 1; }
 
 window=3
-"$bin" serve examples/kube/rehearsal.yaml --port 0 --kube-port 0 \
+"$bin" serve examples/kube/rehearsal.yaml --warmup 0 --port 0 --kube-port 0 \
   --kubeconfig-out "$tmp/kubeconfig" --speed 60 --kube-watch-window "$window" \
   >"$tmp/log" 2>&1 & pid=$!
 twin_port= kube_port=

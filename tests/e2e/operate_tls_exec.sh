@@ -21,7 +21,7 @@ token=e2e-$RANDOM$RANDOM
 printf '%s\n' "$token" >token
 cd - >/dev/null
 
-"$bin" serve "$root/examples/kube/rehearsal.yaml" --port 0 --kube-port 0 --speed 60 \
+"$bin" serve "$root/examples/kube/rehearsal.yaml" --warmup 0 --port 0 --kube-port 0 --speed 60 \
   --token-file "$tmp/token" --tls-cert "$tmp/server.pem" --tls-key "$tmp/server.key" \
   >"$tmp/serve.log" 2>&1 &
 pids+=($!)

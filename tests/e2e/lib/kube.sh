@@ -9,15 +9,16 @@ source "$(dirname "${BASH_SOURCE[0]}")/harness.sh"
 k() { "$kubectl" --kubeconfig "$kc" --request-timeout 20s "$@"; }
 rows() { k "$@" --no-headers 2>/dev/null | grep -c . || true; }
 
-# start_kube_twin SCENARIO [SERVE_FLAG...]: runs `steward serve SCENARIO --port 0 --kube-port 0
-# --kubeconfig-out $tmp/kubeconfig` and waits until the Kubernetes API answers /readyz. Sets
-# kc (the kubeconfig), kube_url and dash_url (the dashboard/JSON API).
+# start_kube_twin SCENARIO [SERVE_FLAG...]: runs `steward serve SCENARIO --warmup 0 --port 0
+# --kube-port 0 --kubeconfig-out $tmp/kubeconfig` and waits until the Kubernetes API answers
+# /readyz. Sets kc (the kubeconfig), kube_url and dash_url (the dashboard/JSON API). No warm-up:
+# the rehearsal scenarios' stories (quota waits, idle notebooks, rollouts) start at t = 0.
 start_kube_twin() {
   local scenario=$1
   shift
   kc="$tmp/kubeconfig"
   : >"$tmp/serve.log"  # Exists before the polling below reads it (the redirect is the child's).
-  "$bin" serve "$scenario" --port 0 --kube-port 0 --kubeconfig-out "$kc" "$@" \
+  "$bin" serve "$scenario" --warmup 0 --port 0 --kube-port 0 --kubeconfig-out "$kc" "$@" \
     >"$tmp/serve.log" 2>&1 &
   pids+=($!)
   kube_url= dash_url=
