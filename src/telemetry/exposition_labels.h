@@ -11,7 +11,7 @@
 // [a-zA-Z_][a-zA-Z0-9_]* or a quoted string; a quoted string followed by ',' or '}' is the metric
 // name) and promparse.go/openmetricsparse.go parseLVals (one metric name per set; label values
 // must be UTF-8); the OpenMetrics 1.0 ABNF for OpenMetrics' one-character separators.
-// Cost: linear in the line; the duplicate-name check is pairwise up to a few labels and a hash
+// Cost: linear in the line; the duplicate-name check is pairwise up to 32 labels and a hash
 // set past them. Not thread-safe; one per parse.
 #pragma once
 
