@@ -72,7 +72,9 @@ void RunMetricsParse(const MetricsParseArgs& args) {
     }
     j["errors"] = errors;
     j["error_count"] = scrape.error_count;
-    std::cout << j.dump(2) << "\n";
+    // An error message quotes the offending token, which may be bytes that are not UTF-8:
+    // replace them (U+FFFD) instead of letting the JSON writer throw.
+    std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   } else {
     fmt::print("{}: {} samples in {} families, {} GPUs", source, scrape.samples.size(),
                per_family.size(), snap.gpus.size());

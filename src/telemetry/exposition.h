@@ -9,8 +9,11 @@
 // Parsing never stops at a bad line: the line is dropped, an error with its 1-based line and
 // column is recorded, and the parser carries on with the next line (a scrape with one broken
 // series still yields every other series). Names and label values are string_views into the
-// input text; only label values or HELP texts with escape sequences are copied (unescaped) into
-// storage owned by the Scrape. See docs/telemetry.md for the rules enforced per dialect.
+// input text; only label values, HELP texts or quoted names with escape sequences are copied
+// (unescaped) into storage owned by the Scrape. Prometheus 3's quoted UTF-8 names are read in
+// both dialects (`{"my.metric", "label.with.dots"="v"} 1`, `# TYPE "my.metric" counter`) and
+// stored unquoted and unescaped, so `{"up"}` and `up` are the same family. See
+// docs/telemetry.md for the rules enforced per dialect and their Prometheus sources.
 #pragma once
 
 #include <cstdint>
@@ -29,7 +32,7 @@ enum class MetricType : uint8_t {
   kGauge,
   kHistogram,
   kSummary,
-  // OpenMetrics-only types.
+  // OpenMetrics types (gaugehistogram is also read in the text format, as expfmt does).
   kGaugeHistogram,
   kStateset,
   kInfo,
@@ -39,7 +42,7 @@ std::string_view MetricTypeName(MetricType type);
 
 enum class Dialect : uint8_t {
   kAuto,            // OpenMetrics if the input's last line is "# EOF", else Prometheus text.
-  kPrometheusText,  // text/plain; version=0.0.4 (what dcgm-exporter serves).
+  kPrometheusText,  // text/plain; version=0.0.4 (what dcgm-exporter serves), with UTF-8 names.
   kOpenMetrics,     // application/openmetrics-text; version=1.0.0.
 };
 
