@@ -2,6 +2,7 @@
 #   model <- place, govern <- twin <- telemetry <- health <- server <- cli; cost <- server;
 #   model <- store <- health, cost, cli (SQLite stores: remediation state, event log, ledger);
 #   twin, control, kube <- reclaim <- operate, cli (idle reclaim on the twin and live);
+#   twin, control <- tidal <- cli (tidal lending of the serving trough to training);
 #   govern <- audit <- twin (tenancy findings of a scenario);
 #   model, store <- control <- twin, health, live (the controllers' one interface to a cluster)
 #   model <- http <- kube <- kubefront (the twin as a Kubernetes API), live (the client), health
@@ -70,6 +71,9 @@ steward_module(health DEPS control telemetry store kube model)
 # Idle reclaim: one policy, fed by the twin's usage signals (a twin controller) or by DCGM
 # readings per pod (a controller on the control interface, run by operate).
 steward_module(reclaim DEPS twin control kube model)
+# Tidal lending (docs/tidal.md): the forecast, the lending decisions and the controller on the
+# control interface, and the controller attached to the twin.
+steward_module(tidal DEPS twin control model)
 steward_module(cost DEPS store model)
 # Diagnosis reads DCGM series (telemetry), kubectl node lists (health) and prices (cost).
 steward_module(diagnose DEPS health telemetry twin cost model)
@@ -104,4 +108,4 @@ steward_module(operate DEPS live http health reclaim telemetry control store mod
 # Gated rollouts of GPU-stack changes (docs/rollout.md): the plan, the engine over
 # control::ClusterControl, its SQLite state, and the engine as a twin controller.
 steward_module(rollout DEPS twin control store model)
-set(STEWARD_CLI_DEPS rollout operate snapshot audit_live live kubefront server diagnose reclaim twin control audit place govern telemetry health cost store model)
+set(STEWARD_CLI_DEPS rollout operate snapshot audit_live live kubefront server diagnose reclaim tidal twin control audit place govern telemetry health cost store model)

@@ -13,6 +13,7 @@ Result<TwinSetup> CreateTwin(twin::Scenario scenario, const twin::TwinOptions& o
   STEWARD_ASSIGN_OR_RETURN(setup.remediation,
                            health::AttachRemediation(*setup.twin, remediation_db));
   STEWARD_ASSIGN_OR_RETURN(setup.reclaim, reclaim::AttachReclaim(*setup.twin));
+  STEWARD_ASSIGN_OR_RETURN(setup.tidal, tidal::AttachTidal(*setup.twin));
   return setup;
 }
 

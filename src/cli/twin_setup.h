@@ -1,6 +1,6 @@
 // How every command builds a twin: the scenario's twin plus the controllers its scenario asks
-// for (the remediation loop, idle reclaim), so `twin run`, `twin explain`, `twin nodes`, `health
-// overview`, `serve` and `metrics serve` all simulate the same world.
+// for (the remediation loop, idle reclaim, tidal lending), so `twin run`, `twin explain`, `twin
+// nodes`, `health overview`, `serve` and `metrics serve` all simulate the same world.
 #pragma once
 
 #include <memory>
@@ -10,6 +10,7 @@
 #include "model/status.h"
 #include "reclaim/idle_reclaimer.h"
 #include "store/event_log.h"
+#include "tidal/twin_tidal.h"
 #include "twin/twin.h"
 
 namespace steward::cli {
@@ -18,6 +19,7 @@ struct TwinSetup {
   std::unique_ptr<twin::Twin> twin;
   health::TwinRemediation* remediation = nullptr;  // Owned by the twin; null when disabled.
   reclaim::IdleReclaimer* reclaim = nullptr;       // Owned by the twin; null when disabled.
+  tidal::TwinTidal* tidal = nullptr;               // Owned by the twin; null without tidal:.
 };
 
 // `remediation_db`: the remediation store (SQLite); ":memory:" keeps it in memory.

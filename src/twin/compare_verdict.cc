@@ -11,7 +11,9 @@ enum class Unit { kRate, kSeconds, kCount, kGpuHours, kHours };
 
 Unit UnitOf(const KpiDelta& k) {
   if (k.group == "utilization") return Unit::kRate;
-  if (k.group.starts_with("queue_wait_seconds")) return Unit::kSeconds;
+  if (k.group.starts_with("queue_wait_seconds") || k.group == "training_jct_seconds")
+    return Unit::kSeconds;
+  if (k.group == "tidal" && k.name.find("gpu_hours") != std::string::npos) return Unit::kGpuHours;
   if (k.group.starts_with("lost_gpu_hours")) return Unit::kGpuHours;
   if (k.group == "alert_hours_over") return Unit::kHours;
   return Unit::kCount;
@@ -22,7 +24,14 @@ int Better(const KpiDelta& k) {
   if (k.group == "utilization") return +1;
   if (k.group == "workloads") return k.name == "completed" ? +1 : -1;
   if (k.group == "pending_by_reason") return 0;  // Explains the others; no good direction.
-  return -1;                                     // Waits, preemptions, lost GPU-hours, alerts.
+  if (k.group == "tidal") {
+    // Lending and training's share are the point; reclaims and evictions are their price and
+    // explain the others; SLO minutes are the cost that matters.
+    if (k.name == "slo_minutes_violated") return -1;
+    if (k.name == "gpus_reclaimed" || k.name == "reclaim_evictions") return 0;
+    return +1;
+  }
+  return -1;  // Waits, preemptions, lost GPU-hours, alerts.
 }
 
 bool Significant(const KpiDelta& k) {
@@ -65,6 +74,9 @@ std::string Headline(const KpiDelta& k) {
   if (k.group == "lost_gpu_hours") return "lost GPU-hours";
   if (k.group == "lost_gpu_hours_by_team") return k.name + " lost";
   if (k.group == "alerts") return "tenant alerts";
+  if (k.group == "tidal" && k.name == "slo_minutes_violated") return "SLO minutes";
+  if (k.group == "tidal" && k.name == "training_gpu_hours") return "training GPU-hours";
+  if (k.group == "training_jct_seconds" && k.name == "p50") return "training JCT p50";
   return "";
 }
 

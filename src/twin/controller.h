@@ -91,6 +91,22 @@ struct WorkloadView {
   SimTime natural_end;
 };
 
+// An autoscaled inference service (a generator with traffic:) as a request-rate metric and its
+// autoscaler's status would show it now: what the tidal controller forecasts from.
+struct ServingLoad {
+  model::WorkloadId id = 0;
+  std::string name;  // namespace/name.
+  double rps = 0;    // Requests per second at the last autoscaler sync.
+  double capacity_per_replica = 1;
+  double target_utilization = 0.6;
+  int desired_replicas = 0;
+  int ready_replicas = 0;
+  int min_replicas = 1, max_replicas = 1;
+  int gpus_per_replica = 1;
+  int scale_up_pods = 4;
+  double scale_up_percent = 100;
+};
+
 // What a controller may do to the twin. Implemented by the Twin.
 class TwinOps {
  public:
@@ -133,6 +149,8 @@ class TwinOps {
   // user starts a new one if they come back): its GPUs are released now, nothing is lost or
   // restarted, and it leaves the run as stopped. FailedPrecondition unless it holds GPUs.
   virtual Status Stop(model::WorkloadId w) = 0;
+  // The autoscaled services (generators with traffic:), in arrival order. Empty without them.
+  virtual std::vector<ServingLoad> ServingLoads() const { return {}; }
 };
 
 class TwinController {

@@ -28,6 +28,7 @@ enum class EventKind : uint8_t {
   kEvictEnd,    // An eviction's grace ends (target: workload, aux: node).
   kCheckpoint,  // A running workload saves a checkpoint.
   kWake,        // A controller's deadline (target: controller index).
+  kServe,       // The autoscalers' sync: services with traffic rescale (twin_serving.cc).
 };
 
 struct Event {

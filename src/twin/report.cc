@@ -102,6 +102,63 @@ nlohmann::json ReclaimJson(const ReclaimReport& c) {
           {"gpu_hours_reused", R(c.gpu_hours_reused, 2)}};
 }
 
+nlohmann::json TidalJson(const TidalReport& t) {
+  nlohmann::json services = nlohmann::json::array();
+  nlohmann::json p99 = nlohmann::json::object();
+  for (const ServiceReport& s : t.services) {
+    services.push_back({{"name", s.name},
+                        {"slo_p99_ms", R(s.slo_p99_ms, 1)},
+                        {"p99_latency_ms", R(s.p99_latency_ms, 1)},
+                        {"slo_minutes_violated", R(s.slo_minutes_violated, 2)},
+                        {"requests", R(s.requests, 0)},
+                        {"replica_hours", R(s.replica_hours, 2)},
+                        {"peak_rps", R(s.peak_rps, 1)}});
+    p99[s.name] = R(s.p99_latency_ms, 1);
+  }
+  nlohmann::json j = {{"lending", t.lending},
+                      {"lend_from", t.lend_from},
+                      {"lend_to", t.lend_to},
+                      {"gpu_hours_lent", R(t.gpu_hours_lent, 2)},
+                      {"max_lent_gpus", t.max_lent_gpus},
+                      {"lends", t.lends},
+                      {"reclaims", t.reclaims},
+                      {"gpus_reclaimed", t.gpus_reclaimed},
+                      {"reclaim_evictions", t.reclaim_evictions},
+                      {"training_gpu_hours", R(t.training_gpu_hours, 2)},
+                      {"training_gpu_hours_gained", R(t.training_gpu_hours_gained, 2)},
+                      {"slo_minutes_violated", R(t.slo_minutes_violated, 2)},
+                      {"p99_latency_ms_by_service", p99},
+                      {"services", services}};
+  return j;
+}
+
+// One line per figure of the tidal section, shared by the text and HTML reports.
+std::vector<std::pair<std::string, std::string>> TidalLines(const TidalReport& t) {
+  std::vector<std::pair<std::string, std::string>> v;
+  for (const ServiceReport& s : t.services)
+    v.push_back({s.name, fmt::format("p99 {:.0f} ms (SLO {:.0f} ms), {:.1f} SLO minutes violated, "
+                                     "peak {:.0f} req/s, {:.0f} replica-hours",
+                                     s.p99_latency_ms, s.slo_p99_ms, s.slo_minutes_violated,
+                                     s.peak_rps, s.replica_hours)});
+  v.push_back({"SLO minutes violated", fmt::format("{:.1f}", t.slo_minutes_violated)});
+  if (t.lending) {
+    v.push_back(
+        {"lending", fmt::format("{} -> {}: {:.0f} GPU-hours lent (at most {} GPUs), {} "
+                                "lends, {} reclaims ({} GPUs, {} evictions)",
+                                t.lend_from, t.lend_to, t.gpu_hours_lent, t.max_lent_gpus, t.lends,
+                                t.reclaims, t.gpus_reclaimed, t.reclaim_evictions)});
+  } else {
+    v.push_back({"lending", "off (static split)"});
+  }
+  v.push_back({"training GPU-hours (gained)",
+               fmt::format("{:.0f} ({:.0f} beyond its static quota)", t.training_gpu_hours,
+                           t.training_gpu_hours_gained)});
+  v.push_back({"training JCT p50 / p95 (h)",
+               fmt::format("{:.1f} / {:.1f} ({} finished)", t.training_jct_seconds.p50 / 3600,
+                           t.training_jct_seconds.p95 / 3600, t.training_jct_seconds.count)});
+  return v;
+}
+
 // One line per figure of the reclaim section, shared by the text and HTML reports.
 std::vector<std::pair<std::string, std::string>> ReclaimLines(const ReclaimReport& c) {
   std::string kinds;
@@ -202,6 +259,12 @@ nlohmann::json ToJson(const Report& r) {
   j["lost_gpu_hours"] = R(r.lost_gpu_hours, 2);
   j["faults"] = FaultsJson(r.faults);
   j["reclaim"] = ReclaimJson(r.reclaim);
+  if (r.tidal.enabled) {
+    j["tidal"] = TidalJson(r.tidal);
+    j["training_jct_seconds"] = {{"count", r.tidal.training_jct_seconds.count},
+                                 {"p50", R(r.tidal.training_jct_seconds.p50, 0)},
+                                 {"p95", R(r.tidal.training_jct_seconds.p95, 0)}};
+  }
   const Fragmentation& f = r.fragmentation;
   j["fragmentation"] = {{"free_gpus", f.free_gpus},
                         {"stranded_free_gpus", f.stranded_free_gpus},
@@ -396,6 +459,10 @@ std::string ToText(const Report& r) {
   if (r.reclaim.enabled) {
     out += "\nIdle reclaim\n";
     for (const auto& [k, v] : ReclaimLines(r.reclaim)) line(k, v);
+  }
+  if (r.tidal.enabled) {
+    out += "\nServing and tidal lending\n";
+    for (const auto& [k, v] : TidalLines(r.tidal)) line(k, v);
   }
   out += "\nPending by reason\n";
   for (const auto& [reason, n] : r.pending_by_reason) line(reason, std::to_string(n));
@@ -641,6 +708,13 @@ std::string ToHtml(const Report& r) {
   if (r.reclaim.enabled) {
     h += "<h2>Idle reclaim</h2><table>";
     for (const auto& [k, v] : ReclaimLines(r.reclaim))
+      h += fmt::format("<tr><td>{}</td><td>{}</td></tr>", model::HtmlEscape(k),
+                       model::HtmlEscape(v));
+    h += "</table>\n";
+  }
+  if (r.tidal.enabled) {
+    h += "<h2>Serving and tidal lending</h2><table>";
+    for (const auto& [k, v] : TidalLines(r.tidal))
       h += fmt::format("<tr><td>{}</td><td>{}</td></tr>", model::HtmlEscape(k),
                        model::HtmlEscape(v));
     h += "</table>\n";

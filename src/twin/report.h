@@ -194,6 +194,38 @@ struct SchedulerReport {
 };
 nlohmann::json ToJson(const SchedulerReport& scheduler);
 
+// One autoscaled inference service (a generator with traffic:) over the run.
+struct ServiceReport {
+  std::string name;  // namespace/name.
+  double slo_p99_ms = 0;
+  double p99_latency_ms = 0;  // Request-weighted p99 of the per-sync p99s (twin/service_model.h).
+  double slo_minutes_violated = 0;
+  double requests = 0;
+  double replica_hours = 0;
+  double peak_rps = 0;
+};
+
+// Serving and tidal lending (issue 19, docs/tidal.md). Present in a report only when the
+// scenario has traffic services or a tidal section, so other reports are unchanged.
+struct TidalReport {
+  bool enabled = false;
+  std::vector<ServiceReport> services;
+  double slo_minutes_violated = 0;  // Summed over services.
+  // Filled by an attached tidal controller (tidal/twin_tidal.h); `lending` false without one.
+  bool lending = false;
+  std::string lend_from, lend_to;
+  double gpu_hours_lent = 0;  // Integral of the quota lent.
+  int max_lent_gpus = 0;
+  int lends = 0, reclaims = 0;
+  int gpus_reclaimed = 0;     // Quota taken back, summed over reclaims.
+  int reclaim_evictions = 0;  // Borrowing workloads evicted to give GPUs back.
+  // GPU-hours the borrowing team held beyond its static quota (the twin's count, at each
+  // autoscaler sync): what the lending gave training.
+  double training_gpu_hours_gained = 0;
+  double training_gpu_hours = 0;     // Allocated to training workloads over the run.
+  Percentiles training_jct_seconds;  // Submit to completion of finished training workloads.
+};
+
 struct Report {
   std::string scenario;
   uint64_t seed = 0;
@@ -243,6 +275,7 @@ struct Report {
   FaultReport faults;
   ReclaimReport reclaim;
   SchedulerReport scheduler;
+  TidalReport tidal;
   std::vector<TimePoint> series;
   // The scenario's tenant isolation audit (twin/tenancy.h); absent without a tenancy section.
   std::optional<audit::AuditResult> tenancy;

@@ -75,6 +75,25 @@ std::vector<KpiDelta> CompareKpis(const Report& b, const Report& a) {
   for (const auto& reason : Keys(b.pending_by_reason, a.pending_by_reason))
     add("pending_by_reason", reason, Get(b.pending_by_reason, reason),
         Get(a.pending_by_reason, reason));
+  // Serving and tidal lending (docs/tidal.md), only when a run has them: other comparisons keep
+  // their rows.
+  if (b.tidal.enabled || a.tidal.enabled) {
+    const TidalReport &tb = b.tidal, &ta = a.tidal;
+    add("tidal", "slo_minutes_violated", tb.slo_minutes_violated, ta.slo_minutes_violated);
+    add("tidal", "gpu_hours_lent", tb.gpu_hours_lent, ta.gpu_hours_lent);
+    add("tidal", "gpus_reclaimed", tb.gpus_reclaimed, ta.gpus_reclaimed);
+    add("tidal", "reclaim_evictions", tb.reclaim_evictions, ta.reclaim_evictions);
+    add("tidal", "training_gpu_hours", tb.training_gpu_hours, ta.training_gpu_hours);
+    add("tidal", "training_gpu_hours_gained", tb.training_gpu_hours_gained,
+        ta.training_gpu_hours_gained);
+    add("training_jct_seconds", "p50", tb.training_jct_seconds.p50, ta.training_jct_seconds.p50);
+    add("training_jct_seconds", "p95", tb.training_jct_seconds.p95, ta.training_jct_seconds.p95);
+    std::map<std::string, double> pb, pa;
+    for (const ServiceReport& s : tb.services) pb[s.name] = s.p99_latency_ms;
+    for (const ServiceReport& s : ta.services) pa[s.name] = s.p99_latency_ms;
+    for (const auto& name : Keys(pb, pa))
+      add("p99_latency_ms_by_service", name, Get(pb, name), Get(pa, name));
+  }
   return out;
 }
 

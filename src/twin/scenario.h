@@ -13,6 +13,7 @@
 #include "model/status.h"
 #include "model/workload.h"
 #include "twin/distribution.h"
+#include "twin/serving_spec.h"
 
 namespace steward::twin {
 
@@ -102,6 +103,9 @@ struct GeneratorSpec {
   int min_replicas = 1;
   int max_replicas = 1;
   double peak_hour = 14;
+  // Inference with `traffic:`: request rate, per-replica capacity, latency, SLO and autoscaler
+  // (twin/serving_spec.h); replaces the diurnal replica curve above.
+  ServingSpec serving;
 };
 
 // A job trace to replay (CSV), in Steward's format or the Alibaba GPU trace's pod list.
@@ -280,6 +284,22 @@ struct TenancySpec {
   bool enabled() const { return line > 0; }
 };
 
+// Tidal lending (tidal/tidal_controller.h, docs/tidal.md): the serving queue's trough goes to
+// a training queue and comes back before the ramp. Off unless the section is present.
+struct TidalSpec {
+  bool enabled = false;
+  std::string lend_from;          // The serving queue; "" = the queue of the traffic services.
+  std::string lend_to;            // The borrowing queue (required).
+  std::string lend_to_namespace;  // Its pods' namespace; "" = its team's, else lend_to.
+  double reserve_gpus = -1;       // -1 = "hpa-step": each service's autoscaler step.
+  int forecast_days = 3;
+  double forecast_bucket_minutes = 15;
+  double save_seconds = 120;    // Lead time = save + restart.
+  double restart_seconds = -1;  // -1 = policies.startup_seconds.
+  double period_minutes = 1;    // Control period.
+  int line = 0;                 // Where the section was written (0 = absent).
+};
+
 struct Scenario {
   std::string name = "scenario";
   std::string source;  // File the scenario came from (for messages and reports).
@@ -299,7 +319,11 @@ struct Scenario {
   RemediationSpec remediation;
   ReclaimSpec reclaim;
   TenancySpec tenancy;
+  TidalSpec tidal;
 
+  // True when some generator has a traffic model or tidal lending is configured: the report
+  // then carries the serving and tidal sections (docs/tidal.md).
+  bool UsesServing() const;
   int FindTeam(std::string_view name) const;
 };
 

@@ -124,6 +124,7 @@ Result<std::unique_ptr<Twin>> Twin::Create(Scenario scenario, const TwinOptions&
   }
   t->events_queue_.Push(kSimStart + Hours(1), EventKind::kScale);
   STEWARD_RETURN_IF_ERROR(t->SetUpFaults());
+  STEWARD_RETURN_IF_ERROR(t->SetUpServing());
   return t;
 }
 
@@ -186,6 +187,9 @@ void Twin::RunUntil(SimTime t) {
       case EventKind::kWake:
         OnWake(e);
         break;
+      case EventKind::kServe:
+        OnServe();
+        break;
     }
     if (progress_ && now_ >= next_progress_) {
       progress_(now_, horizon_);
@@ -218,7 +222,8 @@ void Twin::Accept(model::Workload w) {
   run.spec = std::move(w);
   run.remaining = run.spec.duration;
   if (run.spec.kind == model::WorkloadKind::kInference) {
-    run.desired_replicas = DesiredReplicas(run.spec, now_);
+    if (serving_generators_.empty() || !AcceptService(run))
+      run.desired_replicas = DesiredReplicas(run.spec, now_);
     services_.push_back(run.spec.id);
   }
   placer_->Observe(run.spec);
@@ -276,6 +281,8 @@ void Twin::OnFinish(const Event& e) {
   WorkloadRun& run = runs_[e.target];
   if (e.epoch != run.epoch) return;
   Log(LifecycleKind::kFinish, run, run.GpusHeld());
+  if (run.spec.kind == model::WorkloadKind::kTraining && !serving_generators_.empty())
+    training_jct_.push_back((now_ - run.spec.submit_time).ToSeconds());
   ReleasePods(run, 0);
   --running_;
   ++completed_;
@@ -403,7 +410,7 @@ SimDuration Twin::StartupDelay(const model::Workload& w) {
 void Twin::OnScale() {
   for (model::WorkloadId id : services_) {
     WorkloadRun& run = runs_[id];
-    if (run.state == RunState::kDone) continue;
+    if (run.state == RunState::kDone || serving_of_.count(id)) continue;  // Autoscaled.
     const int desired = DesiredReplicas(run.spec, now_);
     if (desired != run.desired_replicas) Log(LifecycleKind::kScale, run, desired);
     run.desired_replicas = desired;
@@ -918,6 +925,7 @@ Report Twin::BuildReport() const {
     if (!a.tenant.empty())
       r.tenant_alerts.push_back({a.tenant, a.first_hours, a.peak_share, a.hours_over});
   r.scheduler = Scheduler();
+  if (scenario_.UsesServing()) FillServingReport(r);
   return r;
 }
 

@@ -29,6 +29,7 @@
 #include "twin/report.h"
 #include "twin/rng.h"
 #include "twin/scenario.h"
+#include "twin/service_model.h"
 #include "twin/usage_meter.h"
 #include "twin/workload_source.h"
 
@@ -255,6 +256,7 @@ class Twin : private AdmissionHost, private TwinOps {
   void OnEvictEnd(const Event& e);
   void OnCheckpoint(const Event& e);
   void OnWake(const Event& e);
+  void OnServe();  // twin_serving.cc.
 
   // TwinOps (for controllers); Now() is shared with AdmissionHost.
   Status SetCordoned(model::NodeId n, bool cordoned) override {
@@ -273,6 +275,7 @@ class Twin : private AdmissionHost, private TwinOps {
   bool Healthy(model::NodeId n) const override;
   Result<WorkloadView> View(model::WorkloadId w) const override;
   Status Stop(model::WorkloadId w) override;
+  std::vector<ServingLoad> ServingLoads() const override;
 
   // AdmissionHost.
   const model::Workload& workload(model::WorkloadId id) const override { return runs_[id].spec; }
@@ -325,6 +328,13 @@ class Twin : private AdmissionHost, private TwinOps {
   // Tears down a running workload, keeping work up to its last checkpoint; returns the
   // GPU-hours lost. Used by failures, drains and preemptions.
   double Interrupt(WorkloadRun& run, LossCause cause);
+  // Serving (twin_serving.cc): sets up the services' models and the autoscalers' sync when a
+  // generator has traffic:; a new service gets its model; the report's serving part.
+  Status SetUpServing();
+  bool AcceptService(WorkloadRun& run);
+  void FillServingReport(Report& r) const;
+  // Applies a new desired replica count to a service: releases the extra pods or asks for more.
+  void Rescale(WorkloadRun& run, int desired);
   // Schedules a (re)started workload's checkpoints and its non-GPU failure.
   void ScheduleRunEvents(WorkloadRun& run, int gpus);
   // Accounts `hours` of lost work of `run` to `cause`.
@@ -454,6 +464,19 @@ class Twin : private AdmissionHost, private TwinOps {
   int32_t next_pod_id_ = 0;
   std::vector<WorkloadRun> runs_;
   std::vector<model::WorkloadId> services_;
+  // Serving (twin_serving.cc): generator index -> its spec, for generators with traffic:.
+  std::map<std::string, int> serving_generators_;  // By generator name (kGeneratorLabel).
+  struct Service {
+    model::WorkloadId id = 0;
+    ServiceModel model;
+  };
+  std::vector<Service> serving_;                    // In arrival order.
+  std::map<model::WorkloadId, size_t> serving_of_;  // Workload -> index in serving_.
+  SimDuration serve_period_;
+  int tidal_borrower_team_ = -1;  // Team lending goes to (fifo-quota), for training gained.
+  int tidal_borrower_quota_ = 0;  // Its quota in the static split.
+  double training_gained_gpu_hours_ = 0;
+  std::vector<double> training_jct_;  // Submit to completion, seconds, of finished training.
   int pending_ = 0;
   int running_ = 0;
   int completed_ = 0;

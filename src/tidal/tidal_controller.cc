@@ -1,0 +1,204 @@
+#include "tidal/tidal_controller.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+
+namespace steward::tidal {
+namespace {
+
+constexpr const char* kGpu = "nvidia.com/gpu";
+
+const control::QueueQuota* GpuQuota(const control::QueueInfo& q) {
+  for (const control::QueueQuota& quota : q.quotas)
+    if (quota.resource == kGpu) return &quota;
+  return nullptr;
+}
+
+std::optional<int> WholeGpus(const std::string& quantity) {
+  int v = 0;
+  const char* end = quantity.data() + quantity.size();
+  auto [p, ec] = std::from_chars(quantity.data(), end, v);
+  if (ec != std::errc() || p != end || v < 0) return std::nullopt;
+  return v;
+}
+
+}  // namespace
+
+TidalController::TidalController(control::ClusterControl& control, TidalOptions options)
+    : control_(control), options_(std::move(options)) {
+  if (options_.borrower_namespace.empty()) options_.borrower_namespace = options_.lend_to;
+}
+
+Result<TidalController::Queues> TidalController::ReadQueues() const {
+  Queues q;
+  q.all = control_.ClusterQueues();
+  for (const control::QueueInfo& info : q.all) {
+    if (info.name == options_.lend_from) q.from = &info;
+    if (info.name == options_.lend_to) q.to = &info;
+  }
+  if (!q.from || !GpuQuota(*q.from))
+    return Status::NotFound(fmt::format("tidal: no ClusterQueue '{}' with a GPU quota to lend from",
+                                        options_.lend_from));
+  if (!q.to || !GpuQuota(*q.to))
+    return Status::NotFound(
+        fmt::format("tidal: no ClusterQueue '{}' with a GPU quota to lend to", options_.lend_to));
+  return q;
+}
+
+Status TidalController::SetNominal(const std::string& queue, int gpus, std::string_view reason) {
+  for (int attempt = 0;; ++attempt) {
+    STEWARD_ASSIGN_OR_RETURN(Queues q, ReadQueues());
+    const control::QueueInfo& info = queue == options_.lend_from ? *q.from : *q.to;
+    control::QueueQuota quota = *GpuQuota(info);
+    if (quota.nominal == std::to_string(gpus)) return Status::Ok();
+    quota.nominal = std::to_string(gpus);
+    Status s = control_.PatchQueueQuota(info.name, info.resource_version, quota, reason);
+    if (s.code() != Status::Code::kAborted || attempt > 0) return s;
+  }
+}
+
+Status TidalController::MoveQuota(int lent, std::string_view reason) {
+  // The side that gives GPUs up goes first, so the two quotas never hold more than the cluster.
+  const int from = *serving_base_ - lent, to = *borrower_base_ + lent;
+  if (lent > stats_.lent_gpus) {
+    STEWARD_RETURN_IF_ERROR(SetNominal(options_.lend_from, from, reason));
+    return SetNominal(options_.lend_to, to, reason);
+  }
+  STEWARD_RETURN_IF_ERROR(SetNominal(options_.lend_to, to, reason));
+  return SetNominal(options_.lend_from, from, reason);
+}
+
+Status TidalController::EvictBeyondQuota(int borrower_quota) {
+  const SimTime now = control_.Now();
+  std::erase_if(evicting_, [&](const auto& e) { return e.second <= now; });
+  // Borrowing workloads and one pod of each per node (a gang stops whole from any pod).
+  std::map<std::string, Borrower> by_workload;
+  std::map<std::string, control::PodRef> first_pod;
+  int held = 0;
+  for (const control::NodeInfo& node : control_.Nodes()) {
+    for (const control::PodInfo& pod : control_.PodsOnNode(node.name)) {
+      if (pod.ref.namespace_name != options_.borrower_namespace) continue;
+      if (evicting_.count(pod.workload)) continue;
+      held += pod.gpus;
+      Borrower& b = by_workload[pod.workload];
+      b.workload = pod.workload;
+      b.gpus += pod.gpus;
+      b.can_checkpoint = pod.can_checkpoint;
+      first_pod.emplace(pod.workload, pod.ref);
+    }
+  }
+  const int over = held - borrower_quota;
+  if (over <= 0) return Status::Ok();
+  std::vector<Borrower> borrowers;
+  for (auto& [name, b] : by_workload) {
+    const SimDuration loss =
+        b.can_checkpoint ? options_.checkpointing_loss : options_.non_checkpointing_loss;
+    b.lost_gpu_hours = b.gpus * loss.ToHours();
+    borrowers.push_back(b);
+  }
+  Status first;
+  control::IntentScope intent(control_, "tidal-reclaim");
+  for (size_t i : ChooseVictims(borrowers, over)) {
+    const Borrower& b = borrowers[i];
+    Status s = control_.Evict(
+        first_pod.at(b.workload), options_.save,
+        fmt::format("tidal: serving takes {} GPUs back from {}", b.gpus, options_.lend_to));
+    if (s.ok() || s.code() == Status::Code::kNotFound) {
+      ++stats_.evictions;
+      evicting_[b.workload] = now + options_.save + options_.period;
+      (void)control_.EmitEvent(
+          {"Pod", first_pod.at(b.workload).namespace_name, first_pod.at(b.workload).name}, "Normal",
+          "TidalReclaim",
+          fmt::format("evicted with {} s to checkpoint: serving needs its "
+                      "GPUs back before the ramp",
+                      options_.save.ToSeconds()));
+    } else if (first.ok()) {
+      first = s;
+    }
+  }
+  return first;
+}
+
+Status TidalController::Step(const std::vector<ServiceLoad>& services) {
+  const SimTime now = control_.Now();
+  if (!last_step_.is_never() && now > last_step_)
+    stats_.gpu_hours_lent += stats_.lent_gpus * (now - last_step_).ToHours();
+  last_step_ = now;
+
+  // 1. Demand, into each service's forecast.
+  const SimTime horizon = now + options_.lead_time() + options_.period * 2;
+  std::vector<ServiceDemand> demand;
+  for (const ServiceLoad& s : services) {
+    const double per_replica = s.target_utilization * s.capacity_per_replica;
+    const double wanted =
+        std::clamp(std::ceil(s.rps / per_replica - 1e-9), static_cast<double>(s.min_replicas),
+                   static_cast<double>(s.max_replicas));
+    DemandForecast& f = forecasts_.try_emplace(s.name, options_.forecast).first->second;
+    f.Observe(now, wanted);
+    ServiceDemand d;
+    d.name = s.name;
+    d.gpus_per_replica = s.gpus_per_replica;
+    d.min_replicas = s.min_replicas;
+    d.max_replicas = s.max_replicas;
+    d.desired = std::max(s.desired_replicas, static_cast<int>(wanted));
+    d.forecast = f.Forecast(now, horizon);
+    d.scale_up_pods = s.scale_up_pods;
+    d.scale_up_percent = s.scale_up_percent;
+    demand.push_back(std::move(d));
+  }
+
+  // 2. The static split, as first read.
+  STEWARD_ASSIGN_OR_RETURN(Queues q, ReadQueues());
+  if (!serving_base_) {
+    serving_base_ = WholeGpus(GpuQuota(*q.from)->nominal);
+    borrower_base_ = WholeGpus(GpuQuota(*q.to)->nominal);
+    if (!serving_base_ || !borrower_base_)
+      return Status::InvalidArgument(
+          "tidal: the lending queues' GPU quotas are not whole numbers of GPUs");
+    for (const control::NodeInfo& n : control_.Nodes())
+      node_gpus_ = std::max(node_gpus_, n.gpu_capacity);
+  }
+
+  // 3. What may be lent now.
+  last_need_ = demand.empty() ? std::nullopt : ServingNeed(demand, options_.reserve_gpus);
+  const int target = last_need_ ? LendTarget(*serving_base_, *last_need_, node_gpus_) : 0;
+  Status first;
+  if (target != stats_.lent_gpus) {
+    const bool lend = target > stats_.lent_gpus;
+    control::IntentScope intent(control_, lend ? "tidal-lend" : "tidal-reclaim");
+    const std::string reason =
+        fmt::format("tidal: serving keeps {} GPUs (forecast + reserve); {} lends {}",
+                    last_need_.value_or(*serving_base_), options_.lend_from, target);
+    Status s = MoveQuota(target, reason);
+    if (s.ok()) {
+      if (lend) {
+        ++stats_.lends;
+      } else {
+        ++stats_.reclaims;
+        stats_.gpus_reclaimed += stats_.lent_gpus - target;
+        check_until_ = now + options_.save + options_.restart + options_.period * 2;
+      }
+      stats_.lent_gpus = target;
+      stats_.max_lent_gpus = std::max(stats_.max_lent_gpus, target);
+      (void)control_.EmitEvent({"ClusterQueue", "", options_.lend_from}, "Normal",
+                               lend ? "TidalLend" : "TidalReclaim", reason);
+    } else {
+      ++stats_.errors;
+      first = s;
+    }
+  }
+  // 4. After a reclaim, the borrower gives back what it holds beyond its quota.
+  if (!check_until_.is_never() && now <= check_until_) {
+    Status s = EvictBeyondQuota(*borrower_base_ + stats_.lent_gpus);
+    if (!s.ok()) {
+      ++stats_.errors;
+      if (first.ok()) first = s;
+    }
+  }
+  return first;
+}
+
+}  // namespace steward::tidal

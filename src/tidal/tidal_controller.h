@@ -1,0 +1,119 @@
+// TidalController: lends the serving fleet's trough to preemptible, checkpointing training and
+// takes it back before the ramp (the guide's 潮汐调度; design and measurements in
+// docs/tidal.md). It acts only through control::ClusterControl, so the same controller plans on
+// the twin (tidal/twin_tidal.h) and could on a live cluster; the request-rate signal comes from
+// the side that runs it (the twin's traffic model; on a live cluster a Prometheus query), as
+// DCGM readings do for idle reclaim.
+//
+//   TidalController c(control, options);
+//   Status s = c.Step(services);     // every options.period
+//
+// One step:
+//  1. Observe each service's demand (replicas its request rate asks for) into its forecast.
+//  2. Serving must keep, per service, the larger of its autoscaler's replicas and the forecast
+//     peak over [now, now + lead time + 2 periods], plus the reserve (lend_plan.h).
+//  3. Lend what the serving queue's quota holds beyond that, in whole nodes, by moving nominal
+//     GPU quota from the serving queue (lend_from) to the borrowing queue (lend_to) through
+//     PatchQueueQuota (resourceVersion-checked; a 409 re-reads and retries once).
+//  4. When less may be lent than is lent, take it back at once: the borrower's quota first, then
+//     serving's, and evict borrowing workloads beyond the borrower's quota, least lost work
+//     first (checkpointing ones lose only their restore: they get `save` as grace).
+// Never lends below the reserve and never before a day of history (no forecast, no lending).
+//
+// Cost per step: O(services x forecast window) plus, when taking GPUs back, one listing of
+// every node's GPU pods. Thread-safety: one thread, like ClusterControl.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "control/cluster_control.h"
+#include "model/status.h"
+#include "model/time.h"
+#include "tidal/demand_forecast.h"
+#include "tidal/lend_plan.h"
+
+namespace steward::tidal {
+
+// One autoscaled service's signals at a control step (the request rate, what its autoscaler
+// does with it).
+struct ServiceLoad {
+  std::string name;  // namespace/name.
+  double rps = 0;
+  double capacity_per_replica = 1;
+  double target_utilization = 0.6;
+  int desired_replicas = 0;
+  int ready_replicas = 0;
+  int min_replicas = 1, max_replicas = 1;
+  int gpus_per_replica = 1;
+  int scale_up_pods = 4;
+  double scale_up_percent = 100;
+};
+
+struct TidalOptions {
+  std::string lend_from;           // The serving ClusterQueue (fifo-quota: the team's queue).
+  std::string lend_to;             // The borrowing ClusterQueue.
+  std::string borrower_namespace;  // Where the borrowers' pods run ("" = lend_to).
+  int reserve_gpus = -1;           // < 0: each service's autoscaler step (HpaStepReserve).
+  ForecastOptions forecast;
+  SimDuration save = Seconds(120);    // A checkpoint save: the eviction grace.
+  SimDuration restart = Seconds(90);  // A replica's start on a freed GPU.
+  SimDuration period = Minutes(1);
+  // Lost work assumed for a victim, per GPU: a checkpointing job saves within the grace and
+  // loses its restore; one that cannot checkpoint loses its run so far (unknown here: a day).
+  SimDuration checkpointing_loss = Minutes(10);
+  SimDuration non_checkpointing_loss = Hours(24);
+  SimDuration lead_time() const { return save + restart; }
+};
+
+struct TidalStats {
+  int lent_gpus = 0;  // Now.
+  int max_lent_gpus = 0;
+  double gpu_hours_lent = 0;  // Integral of the lent quota.
+  int lends = 0;              // Steps that lent more.
+  int reclaims = 0;           // Steps that took GPUs back.
+  int gpus_reclaimed = 0;     // GPUs of quota taken back, summed over reclaims.
+  int evictions = 0;          // Borrowing workloads evicted to give GPUs back.
+  int errors = 0;
+};
+
+class TidalController {
+ public:
+  TidalController(control::ClusterControl& control, TidalOptions options);
+  // One control step at control.Now(). An error is the first failed action (the step goes on
+  // with the next).
+  Status Step(const std::vector<ServiceLoad>& services);
+  const TidalStats& stats() const { return stats_; }
+  const TidalOptions& options() const { return options_; }
+  // The GPUs serving had to keep at the last step (nullopt: no forecast yet).
+  std::optional<int> last_need() const { return last_need_; }
+
+ private:
+  struct Queues {
+    const control::QueueInfo* from = nullptr;
+    const control::QueueInfo* to = nullptr;
+    std::vector<control::QueueInfo> all;
+  };
+  Result<Queues> ReadQueues() const;
+  // Sets the GPU nominal quota of `queue` (re-read, then patched; one retry on a 409).
+  Status SetNominal(const std::string& queue, int gpus, std::string_view reason);
+  Status MoveQuota(int lent, std::string_view reason);
+  // Evicts borrowing workloads until the borrower holds at most its quota.
+  Status EvictBeyondQuota(int borrower_quota);
+
+  control::ClusterControl& control_;
+  TidalOptions options_;
+  std::map<std::string, DemandForecast> forecasts_;
+  std::optional<int> serving_base_, borrower_base_;  // The static split, as first read.
+  int node_gpus_ = 0;
+  SimTime last_step_ = SimTime::Never();
+  std::optional<int> last_need_;
+  // Borrowing workloads evicted, until their grace is surely over (not counted again).
+  std::map<std::string, SimTime> evicting_;
+  SimTime check_until_ = SimTime::Never();  // Re-check the borrower's usage until then.
+  TidalStats stats_;
+};
+
+}  // namespace steward::tidal

@@ -1,0 +1,78 @@
+#include "tidal/twin_tidal.h"
+
+#include "twin/report.h"
+
+namespace steward::tidal {
+
+TidalOptions OptionsFrom(const twin::Scenario& s) {
+  const twin::TidalSpec& t = s.tidal;
+  TidalOptions o;
+  o.lend_from = t.lend_from;
+  o.lend_to = t.lend_to;
+  o.borrower_namespace = t.lend_to_namespace;
+  o.reserve_gpus = static_cast<int>(t.reserve_gpus);
+  o.forecast.days = t.forecast_days;
+  o.forecast.bucket = SecondsF(t.forecast_bucket_minutes * 60);
+  o.save = SecondsF(t.save_seconds);
+  o.restart = SecondsF(t.restart_seconds >= 0 ? t.restart_seconds : s.policies.startup_seconds);
+  o.period = SecondsF(t.period_minutes * 60);
+  return o;
+}
+
+Status TwinTidal::Attach(twin::TwinOps& ops) {
+  ops_ = &ops;
+  control_ = std::make_unique<twin::TwinClusterControl>(ops);
+  controller_ = std::make_unique<TidalController>(*control_, options_);
+  next_ = ops.Now() + options_.period;
+  return Status::Ok();
+}
+
+void TwinTidal::OnWake(SimTime now) {
+  std::vector<ServiceLoad> services;
+  for (const twin::ServingLoad& l : ops_->ServingLoads()) {
+    ServiceLoad s;
+    s.name = l.name;
+    s.rps = l.rps;
+    s.capacity_per_replica = l.capacity_per_replica;
+    s.target_utilization = l.target_utilization;
+    s.desired_replicas = l.desired_replicas;
+    s.ready_replicas = l.ready_replicas;
+    s.min_replicas = l.min_replicas;
+    s.max_replicas = l.max_replicas;
+    s.gpus_per_replica = l.gpus_per_replica;
+    s.scale_up_pods = l.scale_up_pods;
+    s.scale_up_percent = l.scale_up_percent;
+    services.push_back(std::move(s));
+  }
+  Status s = controller_->Step(services);
+  if (!s.ok() && status_.ok()) status_ = s;
+  last_step_ = now;
+  next_ = now + options_.period;
+}
+
+void TwinTidal::Contribute(twin::Report& report) const {
+  twin::TidalReport& t = report.tidal;
+  const TidalStats& st = controller_->stats();
+  t.lending = true;
+  t.lend_from = options_.lend_from;
+  t.lend_to = options_.lend_to;
+  // Lent quota up to the end of the report, beyond the last step.
+  t.gpu_hours_lent = st.gpu_hours_lent;
+  if (ops_ && !last_step_.is_never() && last_step_ < ops_->Now())
+    t.gpu_hours_lent += st.lent_gpus * (ops_->Now() - last_step_).ToHours();
+  t.max_lent_gpus = st.max_lent_gpus;
+  t.lends = st.lends;
+  t.reclaims = st.reclaims;
+  t.gpus_reclaimed = st.gpus_reclaimed;
+  t.reclaim_evictions = st.evictions;
+}
+
+Result<TwinTidal*> AttachTidal(twin::Twin& twin) {
+  const twin::Scenario& s = twin.scenario();
+  if (!s.tidal.enabled) return static_cast<TwinTidal*>(nullptr);
+  STEWARD_ASSIGN_OR_RETURN(twin::TwinController * c,
+                           twin.AddController(std::make_unique<TwinTidal>(OptionsFrom(s))));
+  return static_cast<TwinTidal*>(c);
+}
+
+}  // namespace steward::tidal

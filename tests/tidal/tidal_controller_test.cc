@@ -1,0 +1,220 @@
+// The tidal controller on an in-memory ClusterControl: no lending without a day of history,
+// lending in whole nodes and never below the reserve, taking GPUs back ahead of the ramp by
+// the lead time, victims by least lost work with the save as grace, a 409 re-read.
+#include "tidal/tidal_controller.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <map>
+
+namespace steward::tidal {
+namespace {
+
+class FakeControl final : public control::ClusterControl {
+ public:
+  SimTime now;
+  std::map<std::string, int> nominal = {{"serving", 96}, {"training", 32}};
+  uint64_t version = 1;
+  int aborts_left = 0;  // The next PatchQueueQuota calls answer 409.
+  std::map<std::string, std::vector<control::PodInfo>> pods;  // By node.
+  struct Eviction {
+    std::string pod;
+    SimDuration grace;
+  };
+  std::vector<Eviction> evictions;
+  std::vector<std::string> patches;  // "queue=gpus".
+
+  FakeControl() {
+    for (int i = 0; i < 16; ++i) pods[NodeName(i)];
+  }
+  static std::string NodeName(int i) {
+    char buf[16];
+    std::snprintf(buf, sizeof buf, "n%02d", i);
+    return buf;
+  }
+  void AddTraining(const std::string& node, const std::string& workload, int gpus, bool ckpt) {
+    control::PodInfo p;
+    p.ref = {"training", workload + "-0"};
+    p.node = node;
+    p.workload = "training/" + workload;
+    p.kind = model::WorkloadKind::kTraining;
+    p.can_checkpoint = ckpt;
+    p.gpus = gpus;
+    p.running = true;
+    pods[node].push_back(p);
+  }
+
+  SimTime Now() const override { return now; }
+  std::optional<control::NodeInfo> Node(std::string_view) const override { return std::nullopt; }
+  std::vector<control::NodeInfo> Nodes() const override {
+    std::vector<control::NodeInfo> out;
+    for (const auto& [name, p] : pods) {
+      control::NodeInfo n;
+      n.name = name;
+      n.gpu_capacity = n.gpu_allocatable = 8;
+      out.push_back(n);
+    }
+    return out;
+  }
+  std::vector<control::PodInfo> PodsOnNode(std::string_view node) const override {
+    return pods.at(std::string(node));
+  }
+  std::vector<control::QueueInfo> ClusterQueues() const override {
+    std::vector<control::QueueInfo> out;
+    for (const auto& [q, n] : nominal)
+      out.push_back({q,
+                     "",
+                     std::to_string(version),
+                     {{"default-flavor", "nvidia.com/gpu", std::to_string(n), {}, {}}}});
+    return out;
+  }
+  Status PatchQueueQuota(std::string_view queue, std::string_view rv,
+                         const control::QueueQuota& quota, std::string_view) override {
+    if (aborts_left > 0) {
+      --aborts_left;
+      ++version;  // Someone else changed the queues.
+      return Status::Aborted("conflict");
+    }
+    if (rv != std::to_string(version)) return Status::Aborted("stale");
+    nominal[std::string(queue)] = std::stoi(quota.nominal);
+    ++version;
+    patches.push_back(std::string(queue) + "=" + quota.nominal);
+    return Status::Ok();
+  }
+  Status Cordon(std::string_view, bool, std::string_view) override { return Status::Ok(); }
+  Status LabelNode(std::string_view, std::string_view, std::optional<std::string>,
+                   std::string_view) override {
+    return Status::Ok();
+  }
+  Status TaintNode(std::string_view, const model::Taint&, bool, std::string_view) override {
+    return Status::Ok();
+  }
+  Status Annotate(const control::ObjectRef&, std::string_view, std::optional<std::string>,
+                  std::string_view) override {
+    return Status::Ok();
+  }
+  Status Evict(const control::PodRef& pod, SimDuration grace, std::string_view) override {
+    evictions.push_back({pod.name, grace});
+    return Status::Ok();
+  }
+  Status EmitEvent(const control::ObjectRef&, std::string_view, std::string_view,
+                   std::string_view) override {
+    return Status::Ok();
+  }
+  int lent() const { return 96 - nominal.at("serving"); }
+};
+
+TidalOptions Options() {
+  TidalOptions o;
+  o.lend_from = "serving";
+  o.lend_to = "training";
+  o.forecast = {.days = 1, .bucket = Minutes(15)};
+  o.save = Seconds(120);
+  o.restart = Seconds(90);
+  o.period = Minutes(1);
+  return o;
+}
+
+// One service of 2-GPU replicas, 12 rps per replica on target; `replicas(t)` of demand.
+ServiceLoad Chat(double replicas) {
+  ServiceLoad s;
+  s.name = "serving/chat";
+  s.capacity_per_replica = 20;
+  s.target_utilization = 0.6;
+  s.rps = replicas * 12;
+  s.desired_replicas = s.ready_replicas = static_cast<int>(replicas);
+  s.min_replicas = 2;
+  s.max_replicas = 48;
+  s.gpus_per_replica = 2;
+  return s;
+}
+
+// Demand: 6 replicas at night, 40 from 08:00 to 20:00.
+double Demand(SimTime t) {
+  const double h = std::fmod(t.ToHours(), 24.0);
+  return h >= 8 && h < 20 ? 40 : 6;
+}
+
+TEST(TidalControllerTest, LendsOnlyAfterADayOfHistory) {
+  FakeControl c;
+  TidalController tidal(c, Options());
+  for (c.now = kSimStart; c.now < kSimStart + Hours(24); c.now = c.now + Minutes(1))
+    ASSERT_TRUE(tidal.Step({Chat(Demand(c.now))}).ok());
+  EXPECT_TRUE(c.patches.empty());
+  EXPECT_EQ(tidal.stats().lent_gpus, 0);
+  c.now = kSimStart + Hours(24) + Minutes(1);
+  ASSERT_TRUE(tidal.Step({Chat(6)}).ok());
+  // Night: 6 replicas + one step (max(4, 6) = 6) = 12 x 2 GPUs = 24 kept; 72 lent (9 nodes).
+  EXPECT_EQ(tidal.last_need(), 24);
+  EXPECT_EQ(c.lent(), 72);
+  EXPECT_EQ(c.nominal["training"], 32 + 72);
+  // Serving gave up its quota before training got it.
+  EXPECT_EQ(c.patches, (std::vector<std::string>{"serving=24", "training=104"}));
+}
+
+TEST(TidalControllerTest, TakesGpusBackAheadOfTheRampAndNeverLendsBelowTheReserve) {
+  FakeControl c;
+  TidalController tidal(c, Options());
+  SimTime reclaimed = SimTime::Never();
+  for (c.now = kSimStart; c.now < kSimStart + Hours(48); c.now = c.now + Minutes(1)) {
+    ASSERT_TRUE(tidal.Step({Chat(Demand(c.now))}).ok());
+    // Never lent below what serving needs (demand now + one scale-up step).
+    const int now_replicas = static_cast<int>(Demand(c.now));
+    EXPECT_GE(c.nominal["serving"], std::min(48, 2 * now_replicas) * 2) << c.now.ToHours();
+    if (c.now > kSimStart + Hours(24) && reclaimed.is_never() && c.lent() < 72) reclaimed = c.now;
+    // At the peak: 40 + 8 (capped at 48) = 48 replicas = 96 GPUs: nothing lent.
+    if (c.now == kSimStart + Hours(36)) {
+      EXPECT_EQ(c.lent(), 0);
+    }
+  }
+  // The morning ramp of day 1 is at 32 h: GPUs came back at least a lead time (save + restart)
+  // before it, and not hours early (the forecast's window and smoothing: under 30 minutes).
+  ASSERT_FALSE(reclaimed.is_never());
+  const SimTime ramp = kSimStart + Hours(32);
+  EXPECT_LE(reclaimed, ramp + SecondsF(-210));
+  EXPECT_GE(reclaimed, ramp + Minutes(-30));
+  EXPECT_GT(tidal.stats().gpu_hours_lent, 0);
+  EXPECT_EQ(tidal.stats().reclaims, 1);
+}
+
+TEST(TidalControllerTest, ReclaimEvictsLeastLostWorkWithTheSaveAsGrace) {
+  FakeControl c;
+  TidalController tidal(c, Options());
+  for (c.now = kSimStart; c.now <= kSimStart + Hours(24) + Minutes(1); c.now = c.now + Minutes(1))
+    ASSERT_TRUE(tidal.Step({Chat(6)}).ok());
+  ASSERT_EQ(c.lent(), 72);  // Training's quota: 104.
+  // Training runs 104 GPUs: one job that cannot checkpoint, the rest checkpoint.
+  c.AddTraining("n00", "nockpt", 8, false);
+  for (int i = 1; i <= 12; ++i)
+    c.AddTraining(FakeControl::NodeName(i), "job" + std::to_string(i), 8, true);
+  // Demand jumps (an unforecast burst): serving needs 20 + 20 = 40 replicas = 80 GPUs now.
+  c.now = c.now + Minutes(1);
+  ASSERT_TRUE(tidal.Step({Chat(20)}).ok());
+  EXPECT_EQ(c.lent(), 16);  // 96 - 80.
+  // Training's quota is 48: 56 GPUs over, 7 checkpointing jobs go, each with 120 s to save.
+  ASSERT_EQ(c.evictions.size(), 7u);
+  for (const auto& e : c.evictions) {
+    EXPECT_NE(e.pod, "nockpt-0");
+    EXPECT_EQ(e.grace, Seconds(120));
+  }
+  // While they save, the next step does not evict them (or others) again.
+  c.now = c.now + Minutes(1);
+  ASSERT_TRUE(tidal.Step({Chat(20)}).ok());
+  EXPECT_EQ(c.evictions.size(), 7u);
+}
+
+TEST(TidalControllerTest, AConflictIsReReadAndRetried) {
+  FakeControl c;
+  TidalController tidal(c, Options());
+  for (c.now = kSimStart; c.now < kSimStart + Hours(24); c.now = c.now + Minutes(1))
+    ASSERT_TRUE(tidal.Step({Chat(6)}).ok());
+  c.aborts_left = 1;
+  c.now = kSimStart + Hours(24) + Minutes(1);
+  ASSERT_TRUE(tidal.Step({Chat(6)}).ok());
+  EXPECT_EQ(c.lent(), 72);
+}
+
+}  // namespace
+}  // namespace steward::tidal

@@ -1,0 +1,110 @@
+// The serving fields of a scenario and the tidal section: what they read, and errors naming
+// the file, line and field.
+#include <gtest/gtest.h>
+
+#include "twin/scenario.h"
+
+namespace steward::twin {
+namespace {
+
+constexpr const char* kBase = R"(
+cluster:
+  gpu_models: [{name: H100, product_label: H100}]
+  pools: [{name: p, nodes: 2, gpus_per_node: 8, gpu_model: H100}]
+teams: [{name: serving, quota_gpus: 8}, {name: training, quota_gpus: 8}]
+generators:
+  - name: chat
+    team: serving
+    kind: inference
+    arrival: {process: once}
+    min_replicas: 1
+    max_replicas: 8
+)";
+
+Result<Scenario> Parse(const std::string& extra) {
+  return ParseScenario(std::string(kBase) + extra, "s.yaml");
+}
+
+TEST(ServingScenarioTest, ReadsTrafficLatencySloAutoscalerAndTidal) {
+  auto s =
+      Parse(R"(    traffic: {peak_rps: 100, trough_fraction: 0.3, noise: 0.1, bursts_per_day: 2}
+    capacity_per_replica: 20
+    latency: {model: mm1, base_p99_ms: 80}
+    slo: {p99_ms: 400}
+    autoscaler: {target_utilization: 0.7, scale_down_stabilization_seconds: 120}
+tidal: {lend_to: training, reserve: 8, forecast: {days: 2, bucket_minutes: 30}}
+)");
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  const ServingSpec& v = s->generators[0].serving;
+  EXPECT_TRUE(v.enabled());
+  EXPECT_EQ(v.traffic.peak_rps, 100);
+  EXPECT_EQ(v.traffic.trough_fraction, 0.3);
+  EXPECT_EQ(v.capacity_per_replica, 20);
+  EXPECT_EQ(v.latency.base_p99_ms, 80);
+  EXPECT_EQ(v.slo_p99_ms, 400);
+  EXPECT_EQ(v.autoscaler.target_utilization, 0.7);
+  EXPECT_EQ(v.autoscaler.sync_seconds, 15);  // The HPA default.
+  EXPECT_EQ(v.autoscaler.scale_down_stabilization_seconds, 120);
+  EXPECT_TRUE(s->UsesServing());
+  EXPECT_TRUE(s->tidal.enabled);
+  EXPECT_EQ(s->tidal.lend_from, "serving");  // The traffic services' queue.
+  EXPECT_EQ(s->tidal.lend_to_namespace, "training");
+  EXPECT_EQ(s->tidal.reserve_gpus, 8);
+  EXPECT_EQ(s->tidal.forecast_days, 2);
+}
+
+TEST(ServingScenarioTest, WithoutTrafficNothingChanges) {
+  auto s = Parse("");
+  ASSERT_TRUE(s.ok());
+  EXPECT_FALSE(s->UsesServing());
+  EXPECT_FALSE(DefaultScenario().UsesServing());
+}
+
+TEST(ServingScenarioTest, ErrorsNameTheField) {
+  struct Case {
+    const char* name;
+    std::string extra;
+    std::string error;
+  };
+  const std::vector<Case> cases = {
+      {"unknown traffic field",
+       "    traffic: {peak_rps: 1, peek: 2}\n    capacity_per_replica: 1\n",
+       "s.yaml:13:28: generators[0].traffic.peek: unknown field"},
+      {"capacity required", "    traffic: {peak_rps: 1}\n",
+       "generators[0].capacity_per_replica: is required"},
+      {"slo without traffic", "    slo: {p99_ms: 100}\n",
+       "generators[0].slo: needs a traffic model"},
+      {"trough out of range",
+       "    traffic: {peak_rps: 1, trough_fraction: 1.5}\n"
+       "    capacity_per_replica: 1\n",
+       "generators[0].traffic.trough_fraction: must lie in (0, 1]"},
+      {"stabilization over an hour",
+       "    traffic: {peak_rps: 1}\n    capacity_per_replica: 1\n"
+       "    autoscaler: {scale_down_stabilization_seconds: 4000}\n",
+       "scale_down_stabilization_seconds: must be less than or equal to 3600"},
+      {"unknown latency model",
+       "    traffic: {peak_rps: 1}\n    capacity_per_replica: 1\n    latency: {model: mg1}\n",
+       "generators[0].latency.model: unknown latency model 'mg1' (mm1)"},
+      {"tidal needs traffic", "tidal: {lend_to: training}\n", "tidal: lends a serving fleet"},
+      {"tidal unknown team",
+       "    traffic: {peak_rps: 1}\n    capacity_per_replica: 1\ntidal: {lend_to: batch}\n",
+       "tidal.lend_to: no team (fifo-quota queue) 'batch'"},
+      {"tidal bad reserve",
+       "    traffic: {peak_rps: 1}\n    capacity_per_replica: 1\n"
+       "tidal: {lend_to: training, reserve: lots}\n",
+       "tidal.reserve: must be 'hpa-step' or a whole number of GPUs"},
+      {"tidal bucket",
+       "    traffic: {peak_rps: 1}\n    capacity_per_replica: 1\n"
+       "tidal: {lend_to: training, forecast: {bucket_minutes: 7}}\n",
+       "tidal.forecast.bucket_minutes: must be a whole number of minutes that divides a day"},
+  };
+  for (const Case& c : cases) {
+    auto s = Parse(c.extra);
+    ASSERT_FALSE(s.ok()) << c.name;
+    EXPECT_NE(s.status().message().find(c.error), std::string::npos)
+        << c.name << ": " << s.status().message();
+  }
+}
+
+}  // namespace
+}  // namespace steward::twin
