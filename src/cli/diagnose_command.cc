@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "cli/commands.h"
+#include "cli/flag_checks.h"
 #include "cli/prometheus_flags.h"
 #include "cli/twin_setup.h"
 #include "cost/cost_model.h"
@@ -277,7 +278,7 @@ void RegisterDiagnoseCommands(CLI::App& app) {
                   "Sampling step, e.g. 5m (twin and Prometheus default 5m; bundle default: "
                   "bundle.json or the scrape spacing)");
   cmd->add_option("--days", a->days, "Twin: simulated days (overrides the scenario)")
-      ->check(CLI::PositiveNumber);
+      ->check(Positive());
   cmd->add_option("--seed", a->seed, "Twin: seed (overrides the scenario)");
   cmd->add_option("--policy", a->policy, "Twin: Kueue/Volcano policy files (as twin run)");
   cmd->add_option("--start", a->start,
@@ -289,9 +290,9 @@ void RegisterDiagnoseCommands(CLI::App& app) {
                   "(default 1m)");
   AddPrometheusConfigFlag(cmd, &a->prometheus_config);
   cmd->add_option("--timeout", a->timeout, "Prometheus: HTTP timeout, seconds (default 30)")
-      ->check(CLI::PositiveNumber);
+      ->check(Positive());
   cmd->add_option("--chunk-steps", a->chunk_steps, "Prometheus: steps per range query (default 96)")
-      ->check(CLI::Range(1, 11000));
+      ->check(Between(1, 11000));
   cmd->add_option("--write-bundle", a->write_bundle,
                   "Also save what was read as an offline bundle in this (new) directory");
   cmd->add_option("--write-openmetrics", a->write_openmetrics,

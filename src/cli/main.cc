@@ -14,6 +14,9 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_help_all_flag("--help-all", "Print help for every command and flag");
   app.set_version_flag("--version", std::string("steward ") + STEWARD_VERSION);
+  app.footer(
+      "Each command has its own help: steward twin --help, steward twin run --help.\n"
+      "steward --help-all prints every command with its flags and subcommands.");
   steward::cli::RegisterTwinCommands(app);
   steward::cli::RegisterDiagnoseCommands(app);
   steward::cli::RegisterCostCommands(app);

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "cli/commands.h"
+#include "cli/flag_checks.h"
 #include "cli/live_connect.h"
 #include "cli/prometheus_flags.h"
 #include "live/cluster_cache.h"
@@ -295,39 +296,38 @@ void RegisterOperateCommands(CLI::App& app) {
   op->add_option("--audit", flags->audit, "SQLite audit log of every plan line and write");
   op->add_option("--state", flags->state,
                  "SQLite file for the remediation state with --apply (default: in memory)");
-  op->add_option("--interval", flags->interval, "Seconds between passes")
-      ->check(CLI::PositiveNumber);
+  op->add_option("--interval", flags->interval, "Seconds between passes")->check(Positive());
   op->add_option("--max-evictions-per-minute", flags->max_evictions_per_minute,
                  "Cap on evictions per minute")
-      ->check(CLI::PositiveNumber);
+      ->check(Positive());
   op->add_option("--max-out-fraction", flags->max_out_fraction,
                  "Remediation budget: most of a pool out of service at once")
-      ->check(CLI::Range(0.0, 1.0));
+      ->check(Between(0.0, 1.0));
   op->add_option("--tier-step", flags->tier_step,
                  "Seconds between draining one tier and the next (dev, training, production)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(NonNegative());
   op->add_option("--checkpoint-grace", flags->checkpoint_grace,
                  "Seconds a checkpointing workload gets to save when evicted")
-      ->check(CLI::NonNegativeNumber);
+      ->check(NonNegative());
   op->add_option("--eviction-grace", flags->eviction_grace, "Seconds any other pod gets to exit")
-      ->check(CLI::NonNegativeNumber);
+      ->check(NonNegative());
   op->add_option("--alert-tenant-share", flags->alert_tenant_share,
                  "Warn (an Event on its namespace) when one tenant holds more than this share "
                  "of the cluster's GPUs; 0 = off")
-      ->check(CLI::Range(0.0, 1.0));
+      ->check(Between(0.0, 1.0));
   op->add_flag("--no-stack-health", flags->no_stack_health,
                "Skip the GPU stack checks (device plugin, driver/toolkit drift, GFD labels)");
   op->add_flag("--no-idle-reclaim", flags->no_idle_reclaim,
                "Skip idle reclaim (notice, then eviction of workloads whose GPUs sit idle)");
   op->add_option("--reclaim-notify-after", flags->reclaim_notify_after,
                  "Minutes of idle GPUs before the notice (annotation + Event)")
-      ->check(CLI::PositiveNumber);
+      ->check(Positive());
   op->add_option("--reclaim-after", flags->reclaim_after,
                  "Minutes of idle GPUs before the eviction (after the notice)")
-      ->check(CLI::PositiveNumber);
+      ->check(Positive());
   op->add_option("--reclaim-idle-below", flags->reclaim_idle_below,
                  "Idle: SM-active averaged over the workload's GPUs below this fraction")
-      ->check(CLI::Range(0.0, 1.0));
+      ->check(Between(0.0, 1.0));
   op->add_option("--reclaim-kinds", flags->reclaim_kinds,
                  "Workload kinds reclaimed, in reclaim order (notebook, batch, training, "
                  "inference; the steward.io/kind pod label, else the owner)")
@@ -343,22 +343,22 @@ void RegisterOperateCommands(CLI::App& app) {
   op->add_option("--identity", flags->identity,
                  "This replica's holderIdentity (default: hostname + random suffix)");
   op->add_option("--lease-duration", flags->lease_duration, "Seconds a Lease stays valid")
-      ->check(CLI::PositiveNumber);
+      ->check(Positive());
   op->add_option("--renew-deadline", flags->renew_deadline,
                  "Seconds a leader may fail to renew before it stops acting (< lease duration)")
-      ->check(CLI::PositiveNumber);
+      ->check(Positive());
   op->add_option("--retry-period", flags->retry_period, "Seconds between election attempts")
-      ->check(CLI::PositiveNumber);
+      ->check(Positive());
   op->add_option("--sync-timeout", flags->sync_timeout,
                  "Seconds to wait for the first list of every resource");
   op->add_option("--ticket-hold", flags->ticket_hold,
                  "Seconds a single node's fault waits before its repair ticket (a rack-wide "
                  "incident may yet join it)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(NonNegative());
   op->add_option("--health-port", flags->health_port,
                  "Serve /healthz, /readyz (cache synced) and /metrics (Prometheus text) on this "
                  "port (0 = off)")
-      ->check(CLI::Range(0, 65535));
+      ->check(Between(0, 65535));
   op->add_option("--health-listen", flags->health_listen,
                  "Address of --health-port (0.0.0.0 in a pod, for probes and scraping)");
   auto log_path = std::make_shared<std::string>();

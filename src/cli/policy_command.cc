@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/flag_checks.h"
 #include "govern/policy_io.h"
 #include "govern/simulate.h"
 #include "govern/workload_import.h"
@@ -102,7 +103,7 @@ void RegisterPolicyCommands(CLI::App& app) {
       ->check(CLI::ExistingFile);
   sim->add_option("--cycles", sim_args->cycles,
                   "Stop after N scheduling cycles (default: until nothing changes)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(NonNegative());
   sim->add_flag("--json", sim_args->json,
                 "Print JSON: workloads[] (state, flavors, preempted_by, reason, message) and "
                 "cluster_queues[] (usage per flavor and resource)");

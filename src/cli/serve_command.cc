@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "cli/commands.h"
+#include "cli/flag_checks.h"
 #include "cli/twin_setup.h"
 #include "cost/cost_model.h"
 #include "http/server.h"
@@ -215,7 +216,7 @@ void RegisterServeCommands(CLI::App& app) {
                     "Scenario YAML (default: the built-in 10,240-GPU one)");
   serve->add_option("--port", a->port, "TCP port (0 = any free port)")
       ->capture_default_str()
-      ->check(CLI::Range(0, 65535));
+      ->check(Between(0, 65535));
   serve
       ->add_option("--speed", a->speed,
                    "Simulated seconds per real second (60 = one simulated hour per minute)")
@@ -228,7 +229,7 @@ void RegisterServeCommands(CLI::App& app) {
                    "Simulated days to run at full speed before serving, so the dashboard starts "
                    "from a running cluster (default: 2, at most half the horizon; 0 = start "
                    "empty)")
-      ->check(CLI::Range(0.0, 3650.0));
+      ->check(Between(0, 3650));
   serve->add_option("--seed", a->seed, "Override the scenario's seed");
   serve->add_option("--policy", a->policy, "Kueue/Volcano policy YAML files (kueue admission)");
   serve->add_option("--cost-model", a->cost_model,
@@ -242,7 +243,7 @@ void RegisterServeCommands(CLI::App& app) {
       ->add_option("--kube-port", a->kube_port,
                    "Serve the twin as a Kubernetes API on this port (0 = any free port, "
                    "printed; docs/kube-api.md)")
-      ->check(CLI::Range(0, 65535));
+      ->check(Between(0, 65535));
   serve->add_option("--kubeconfig-out", a->kubeconfig_out,
                     "Write a kubeconfig for the Kubernetes API here (KUBECONFIG=FILE kubectl ...)");
   serve->add_option("--kube-request-log", a->kube_request_log,

@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "cli/commands.h"
+#include "cli/flag_checks.h"
 #include "cli/prometheus_flags.h"
 #include "cli/twin_setup.h"
 #include "telemetry/prometheus_client.h"
@@ -355,18 +356,18 @@ void RegisterMetricsServeCommands(CLI::App& app) {
       "Run the twin and serve /metrics in dcgm-exporter format (every simulated GPU) on loopback");
   serve->add_option("scenario", s->scenario, "Scenario YAML file (omit for the built-in default)");
   serve->add_option("--port", s->port, "TCP port (0 = any free port; see --port-file)")
-      ->check(CLI::Range(0, 65535));
+      ->check(Between(0, 65535));
   serve->add_option("--host", s->host, "Address to listen on (default 127.0.0.1)");
   serve
       ->add_option("--speed", s->speed,
                    "Simulated seconds per real second in live mode (default 60)")
-      ->check(CLI::PositiveNumber);
+      ->check(Positive());
   serve->add_option("--days", s->days, "Simulated days (overrides the scenario's horizon)")
-      ->check(CLI::PositiveNumber);
+      ->check(Positive());
   serve
       ->add_option("--at", s->at_hours,
                    "Advance to HOURS of simulated time and serve that frozen snapshot")
-      ->check(CLI::NonNegativeNumber);
+      ->check(NonNegative());
   serve->add_option("--seed", s->seed, "Random seed (overrides the scenario's)");
   serve->add_option("--policy", s->policy, "Kueue/Volcano YAML file(s) governing admission")
       ->expected(1, -1);
@@ -387,9 +388,9 @@ void RegisterMetricsServeCommands(CLI::App& app) {
   query->add_option("--time", q->time, "Evaluation time, Unix seconds (default: now)");
   query->add_option("--start", q->start, "Range query start, Unix seconds");
   query->add_option("--end", q->end, "Range query end, Unix seconds");
-  query->add_option("--step", q->step, "Range query step, seconds")->check(CLI::PositiveNumber);
+  query->add_option("--step", q->step, "Range query step, seconds")->check(Positive());
   query->add_option("--timeout", q->timeout, "HTTP timeout, seconds (default 10)")
-      ->check(CLI::PositiveNumber);
+      ->check(Positive());
   query->add_flag("--json", q->json, "Print {resultType, result, warnings} as JSON");
   query->callback([q] { RunQuery(*q); });
 }

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cli/flag_checks.h"
 #include "cli/twin_setup.h"
 #include "cost/ledger.h"
 #include "cost/waste_cause.h"
@@ -336,7 +337,7 @@ void RegisterTwinCommands(CLI::App& app) {
   run->add_option("scenario", args->scenario, "Scenario YAML file (omit for the built-in default)");
   run->add_option("--seed", args->seed, "Random seed (overrides the scenario's)");
   run->add_option("--days", args->days, "Simulated days (overrides the scenario's horizon)")
-      ->check(CLI::PositiveNumber);
+      ->check(Positive());
   run->add_flag("--json", args->json, "Print the report as one JSON object instead of a table");
   run->add_option("--html", args->html, "Also write a self-contained HTML report to FILE");
   run->add_option("--policy", args->policy,
@@ -347,7 +348,7 @@ void RegisterTwinCommands(CLI::App& app) {
                   "Write per-workload usage windows into this SQLite showback ledger");
   run->add_option("--ledger-window", args->ledger_window_minutes,
                   "Ledger window length in minutes (default 60)")
-      ->check(CLI::PositiveNumber);
+      ->check(Positive());
   run->add_flag("--progress", args->progress, "Print progress to stderr even when not a terminal");
   run->add_flag("--quiet", args->quiet, "Never print progress");
   run->add_option("--events", args->events,

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/flag_checks.h"
 #include "cli/twin_setup.h"
 #include "twin/report_compare.h"
 #include "twin/scenario.h"
@@ -97,7 +98,7 @@ void RegisterTwinCompareCommand(CLI::App& twin) {
   cmd->add_option("--vs-scenario", a->vs_scenario,
                   "Scenario YAML of the second run (default: the first run's)");
   cmd->add_option("--seed", a->seed, "Random seed for both runs (overrides the scenarios')");
-  cmd->add_option("--days", a->days, "Simulated days for both runs")->check(CLI::PositiveNumber);
+  cmd->add_option("--days", a->days, "Simulated days for both runs")->check(Positive());
   cmd->add_flag("--json", a->json,
                 "Print {before, after, delta}: both full reports and the KPI differences");
   cmd->add_option("--html", a->html, "Also write both reports side by side to FILE");

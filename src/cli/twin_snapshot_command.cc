@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "cli/commands.h"
+#include "cli/flag_checks.h"
 #include "cli/prometheus_flags.h"
 #include "live/kube_client.h"
 #include "live/kubeconfig.h"
@@ -93,17 +94,17 @@ void RegisterTwinSnapshotCommand(CLI::App& twin) {
   cmd->add_option("-o,--out", a->out, "Directory to write scenario.yaml, workloads.csv, kueue.yaml")
       ->required();
   cmd->add_option("--days", a->options.horizon_days, "Horizon of the written scenario")
-      ->check(CLI::PositiveNumber)
+      ->check(Positive())
       ->capture_default_str();
   cmd->add_option("--duration-hours", a->options.duration_hours,
                   "How long each workload runs from the snapshot on (default: the horizon)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(NonNegative());
   cmd->add_option("--name", a->options.name, "Scenario name")->capture_default_str();
   cmd->add_option("--pool-label", a->options.pools.pool_labels,
                   "Node label naming a node's pool (repeatable; default: GKE/EKS/Karpenter node "
                   "pools, instance type, steward.io/pool)");
   cmd->add_option("--timeout", a->timeout_seconds, "Seconds to wait for the cluster's lists")
-      ->check(CLI::PositiveNumber)
+      ->check(Positive())
       ->capture_default_str();
   cmd->add_option("--prometheus", a->prometheus,
                   "Prometheus with DCGM history: each running workload's usage profile");
@@ -112,7 +113,7 @@ void RegisterTwinSnapshotCommand(CLI::App& twin) {
                   "PromQL duration of the DCGM history the profiles average")
       ->capture_default_str();
   cmd->add_option("--prometheus-timeout", a->prometheus_timeout, "Seconds per Prometheus query")
-      ->check(CLI::PositiveNumber)
+      ->check(Positive())
       ->capture_default_str();
   cmd->callback([a] { Snapshot(*a); });
 }

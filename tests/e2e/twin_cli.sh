@@ -61,6 +61,18 @@ if "$bin" twin run "$tmp/typo.yaml" 2>"$tmp/err"; then fail "unknown field accep
 grep -q "cluster.pools\[0\].gpus: unknown field" "$tmp/err" || fail "typo not named: $(cat "$tmp/err")"
 "$bin" twin run /nonexistent.yaml 2>/dev/null && fail "missing file accepted"
 "$bin" --help | grep -c twin >/dev/null || fail "--help lacks twin"
+"$bin" --help | grep -q -- "--help-all prints every command" || fail "--help does not point to --help-all"
 "$bin" twin run --help | grep -c -- "--seed" >/dev/null || fail "twin run --help lacks --seed"
 [ "$("$bin" --version)" = "steward $(sed -n 's/^project(steward VERSION \([0-9.]*\) .*/\1/p' CMakeLists.txt)" ] || fail "--version: $("$bin" --version)"
+# --help-all: every command with its flags and its subcommands (operate's flags, cost review).
+"$bin" --help-all >"$tmp/help-all"
+grep -q -- "--max-evictions-per-minute" "$tmp/help-all" && grep -q "review" "$tmp/help-all" ||
+  fail "--help-all lacks commands' flags or subcommands"
+"$bin" cost review --help | grep -q -- "--top" || fail "cost review --help lacks --top"
+# Out-of-range flags name a readable range (CLI11's own check printed 0 to 1.797e308 in full).
+if "$bin" twin run --days -5 2>"$tmp/e"; then fail "--days -5 accepted"; fi
+grep -q -- "--days: must be greater than 0, got -5" "$tmp/e" || fail "--days -5: $(cat "$tmp/e")"
+if "$bin" twin run --days abc 2>"$tmp/e"; then fail "--days abc accepted"; fi
+grep -q "'abc' is not a number" "$tmp/e" || fail "--days abc: $(cat "$tmp/e")"
+[ "$(wc -c <"$tmp/e")" -lt 200 ] || fail "error too long: $(cat "$tmp/e")"
 echo "twin_cli: ok"
