@@ -4,9 +4,11 @@
 #include "rollout/engine.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
+#include <string>
 
 #include "fake_control.h"
 
@@ -273,10 +275,15 @@ class rollout_EngineStoreTest : public rollout_EngineTest {
  protected:
   void SetUp() override {
     rollout_EngineTest::SetUp();
-    path_ = ::testing::TempDir() + "/rollout_engine_test.db";
+    // One file per process and test: CTest runs this suite's tests in parallel processes.
+    path_ = ::testing::TempDir() + "/rollout_engine_test_" + std::to_string(getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".db";
     std::filesystem::remove(path_);
     std::filesystem::remove(path_ + "-wal");
     std::filesystem::remove(path_ + "-shm");
+  }
+  void TearDown() override {
+    for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path_ + suffix);
   }
   std::unique_ptr<RolloutStore> Open() {
     Result<std::unique_ptr<RolloutStore>> s = RolloutStore::Open(path_);
