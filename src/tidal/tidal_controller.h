@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "control/cluster_control.h"
+#include "control/service_load.h"
 #include "model/status.h"
 #include "model/time.h"
 #include "tidal/demand_forecast.h"
@@ -39,18 +40,7 @@ namespace steward::tidal {
 
 // One autoscaled service's signals at a control step (the request rate, what its autoscaler
 // does with it).
-struct ServiceLoad {
-  std::string name;  // namespace/name.
-  double rps = 0;
-  double capacity_per_replica = 1;
-  double target_utilization = 0.6;
-  int desired_replicas = 0;
-  int ready_replicas = 0;
-  int min_replicas = 1, max_replicas = 1;
-  int gpus_per_replica = 1;
-  int scale_up_pods = 4;
-  double scale_up_percent = 100;
-};
+using ServiceLoad = control::ServiceLoad;
 
 struct TidalOptions {
   std::string lend_from;           // The serving ClusterQueue (fifo-quota: the team's queue).

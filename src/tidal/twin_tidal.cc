@@ -29,21 +29,8 @@ Status TwinTidal::Attach(twin::TwinOps& ops) {
 
 void TwinTidal::OnWake(SimTime now) {
   std::vector<ServiceLoad> services;
-  for (const twin::ServingLoad& l : ops_->ServingLoads()) {
-    ServiceLoad s;
-    s.name = l.name;
-    s.rps = l.rps;
-    s.capacity_per_replica = l.capacity_per_replica;
-    s.target_utilization = l.target_utilization;
-    s.desired_replicas = l.desired_replicas;
-    s.ready_replicas = l.ready_replicas;
-    s.min_replicas = l.min_replicas;
-    s.max_replicas = l.max_replicas;
-    s.gpus_per_replica = l.gpus_per_replica;
-    s.scale_up_pods = l.scale_up_pods;
-    s.scale_up_percent = l.scale_up_percent;
-    services.push_back(std::move(s));
-  }
+  // The controller needs no workload ids: each load as the control interface's ServiceLoad.
+  for (const twin::ServingLoad& l : ops_->ServingLoads()) services.push_back(l);
   Status s = controller_->Step(services);
   if (!s.ok() && status_.ok()) status_ = s;
   last_step_ = now;

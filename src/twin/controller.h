@@ -26,6 +26,7 @@
 #include <string_view>
 #include <vector>
 
+#include "control/service_load.h"
 #include "model/cluster.h"
 #include "model/status.h"
 #include "model/time.h"
@@ -91,20 +92,10 @@ struct WorkloadView {
   SimTime natural_end;
 };
 
-// An autoscaled inference service (a generator with traffic:) as a request-rate metric and its
-// autoscaler's status would show it now: what the tidal controller forecasts from.
-struct ServingLoad {
+// An autoscaled inference service (a generator with traffic:) as the tidal controller sees it,
+// with the twin's workload id.
+struct ServingLoad : control::ServiceLoad {
   model::WorkloadId id = 0;
-  std::string name;  // namespace/name.
-  double rps = 0;    // Requests per second at the last autoscaler sync.
-  double capacity_per_replica = 1;
-  double target_utilization = 0.6;
-  int desired_replicas = 0;
-  int ready_replicas = 0;
-  int min_replicas = 1, max_replicas = 1;
-  int gpus_per_replica = 1;
-  int scale_up_pods = 4;
-  double scale_up_percent = 100;
 };
 
 // What a controller may do to the twin. Implemented by the Twin.
