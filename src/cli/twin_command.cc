@@ -12,6 +12,7 @@
 #include "cost/ledger.h"
 #include "cost/waste_cause.h"
 #include "cost/window.h"
+#include "twin/build_cluster.h"
 #include "twin/node_list_export.h"
 #include "twin/scenario.h"
 #include "twin/scenario_policy.h"

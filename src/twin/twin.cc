@@ -8,6 +8,7 @@
 
 #include "govern/policy_io.h"
 #include "place/mig.h"
+#include "twin/build_cluster.h"
 #include "twin/scenario_policy.h"
 #include "twin/tenancy.h"
 #include "twin/trace.h"
