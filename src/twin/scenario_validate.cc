@@ -1,4 +1,5 @@
-// Checks across a whole scenario: names that must resolve, duplicates that must not exist.
+// Checks across a whole scenario: names that must resolve, duplicates that must not exist, and
+// pods that must fit on a node (issue 16).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -7,6 +8,72 @@
 #include "twin/scenario_sections.h"
 
 namespace steward::twin::scenario_yaml {
+namespace {
+
+// The largest number of GPUs a pod of `d` may ask for, and the smallest (what a draw is
+// clamped to; unbounded shapes are capped when read, so their largest draw is their cap).
+double LargestDraw(const Distribution& d) {
+  switch (d.kind) {
+    case Distribution::Kind::kConstant:
+      return d.value;
+    case Distribution::Kind::kChoice: {
+      double v = 0;  // A choice draws its values as they are (no clamp).
+      for (size_t i = 0; i < d.values.size(); ++i)
+        if (i >= d.weights.size() || d.weights[i] > 0) v = std::max(v, d.values[i]);
+      return v;
+    }
+    default:
+      return d.max;
+  }
+}
+double SmallestDraw(const Distribution& d) {
+  switch (d.kind) {
+    case Distribution::Kind::kConstant:
+      return d.value;
+    case Distribution::Kind::kChoice: {
+      double v = 1e300;
+      for (size_t i = 0; i < d.values.size(); ++i)
+        if (i >= d.weights.size() || d.weights[i] > 0) v = std::min(v, d.values[i]);
+      return v;
+    }
+    default:
+      return d.min;
+  }
+}
+
+// A generator's pods must fit on one node of the GPU model it asks for (any model when it
+// names none): the model must be on some node, and the pods it draws no larger than the
+// largest such node. Bounded shapes (constant, choice, uniform) are checked at their largest
+// draw; exponential and lognormal, whose tail is capped, at their smallest.
+Status CheckPodFits(const Reader& r, const YAML::Node& n, const std::string& path,
+                    const Scenario& s, const GeneratorSpec& g) {
+  if (!s.alibaba_nodes.empty()) return Status::Ok();  // Node sizes known once the list is read.
+  int largest = 0;
+  for (const PoolSpec& p : s.pools)
+    if (g.gpu_model.empty() || p.gpu_model == g.gpu_model)
+      largest = std::max(largest, p.gpus_per_node);
+  if (largest == 0)
+    return r.Error(
+        n["gpu_model"], path + ".gpu_model",
+        fmt::format("no node has GPU model '{}' (no pool of cluster.pools is of it)", g.gpu_model));
+  const Distribution& d = g.gpus_per_pod;
+  const bool bounded = d.kind == Distribution::Kind::kConstant ||
+                       d.kind == Distribution::Kind::kChoice ||
+                       d.kind == Distribution::Kind::kUniform;
+  const double pod = bounded ? LargestDraw(d) : SmallestDraw(d);
+  if (pod <= largest) return Status::Ok();
+  return r.Error(
+      n["gpus_per_pod"] ? n["gpus_per_pod"] : n, path + ".gpus_per_pod",
+      fmt::format(
+          "a pod of {:g} GPUs is larger than any node: the largest {}has {} "
+          "GPUs, and a pod runs on one node",
+          pod,
+          g.gpu_model.empty() ? std::string() : fmt::format("node of GPU model '{}' ", g.gpu_model),
+          largest));
+}
+
+}  // namespace
+
 Status Validate(const Reader& r, const YAML::Node& root, const Scenario& s) {
   std::set<std::string> names;
   for (size_t i = 0; i < s.gpu_models.size(); ++i)
@@ -49,6 +116,7 @@ Status Validate(const Reader& r, const YAML::Node& root, const Scenario& s) {
                            ? "no GPU model of the cluster is mig_capable"
                            : fmt::format("GPU model '{}' is not mig_capable", g.gpu_model));
     }
+    STEWARD_RETURN_IF_ERROR(CheckPodFits(r, n, fmt::format("generators[{}]", i), s, g));
   }
   std::set<std::string> placement_pools;
   for (size_t i = 0; i < s.policies.pools.size(); ++i) {
