@@ -6,9 +6,9 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
-#include <sstream>
 #include <iostream>
 #include <memory>
+#include <sstream>
 
 #include "cli/commands.h"
 #include "cli/twin_setup.h"
@@ -17,6 +17,7 @@
 #include "kubefront/kube_front.h"
 #include "server/http_server.h"
 #include "server/live_twin.h"
+#include "twin/memory_estimate.h"
 #include "twin/scenario.h"
 #include "twin/twin.h"
 
@@ -34,6 +35,7 @@ struct ServeArgs {
   std::string cost_model;
   std::string remediation_db = ":memory:";
   double dcgm_interval = 30;
+  std::string memory_limit;  // --memory-limit: "" = the default (half of the machine).
   // The Kubernetes API front (docs/kube-api.md); -1 = off.
   int kube_port = -1;
   std::string kubeconfig_out;
@@ -60,7 +62,8 @@ Result<std::string> ReadTokenFile(const std::string& path) {
   std::string t = text.str();
   const size_t b = t.find_first_not_of(" \t\r\n");
   const size_t e = t.find_last_not_of(" \t\r\n");
-  if (b == std::string::npos) return Status::InvalidArgument(fmt::format("--token-file {}: empty", path));
+  if (b == std::string::npos)
+    return Status::InvalidArgument(fmt::format("--token-file {}: empty", path));
   t = t.substr(b, e - b + 1);
   for (char c : t)
     if (c < 0x21 || c > 0x7e)
@@ -86,6 +89,22 @@ void Serve(const ServeArgs& a) {
   twin::TwinOptions options;
   options.days = a.days;
   options.seed = a.seed;
+  if (!a.memory_limit.empty()) {
+    Result<int64_t> limit = twin::ParseMemoryLimit(a.memory_limit);
+    if (!limit.ok()) Die(limit.status().message());
+    options.memory_limit_bytes = *limit;
+  }
+  {
+    // Served live, every GPU also costs its snapshots and dcgm page: checked here, before the
+    // twin (which checks the run alone) is built.
+    twin::Scenario sized = *scenario;
+    if (a.days > 0) sized.horizon_days = a.days;
+    const int64_t limit = options.memory_limit_bytes == 0 ? twin::DefaultMemoryLimit()
+                                                          : options.memory_limit_bytes;
+    if (Status s = twin::CheckMemory(sized, twin::EstimateMemory(sized, /*served=*/true), limit);
+        !s.ok())
+      Die(s.message());
+  }
   options.policy_files = a.policy;
   auto setup = CreateTwin(std::move(scenario).value(), options, a.remediation_db);
   if (!setup.ok()) Die(setup.status().message());
@@ -161,13 +180,12 @@ void Serve(const ServeArgs& a) {
       "speed %g simulated s per s)\n",
       name.c_str(), a.listen.c_str(), *port, a.speed);
   if (kube)
-    std::printf("steward: Kubernetes API at %s://%s:%d/ (kubeconfig: %s)\n",
-                a.tls_cert.empty() ? "http" : "https", a.listen.c_str(), kube->port(),
-                a.kubeconfig_out.empty() ? "not written; --kubeconfig-out FILE"
-                                         : a.kubeconfig_out.c_str());
+    std::printf(
+        "steward: Kubernetes API at %s://%s:%d/ (kubeconfig: %s)\n",
+        a.tls_cert.empty() ? "http" : "https", a.listen.c_str(), kube->port(),
+        a.kubeconfig_out.empty() ? "not written; --kubeconfig-out FILE" : a.kubeconfig_out.c_str());
   if (generated)
-    std::printf("steward: listening beyond loopback; bearer token for writes: %s\n",
-                token.c_str());
+    std::printf("steward: listening beyond loopback; bearer token for writes: %s\n", token.c_str());
   std::fflush(stdout);
   int sig = 0;
   sigwait(&signals, &sig);
@@ -196,6 +214,9 @@ void RegisterServeCommands(CLI::App& app) {
   serve->add_option("--listen", a->listen, "Address to listen on (loopback unless set)")
       ->capture_default_str();
   serve->add_option("--days", a->days, "Override the scenario's horizon (days)");
+  serve->add_option("--memory-limit", a->memory_limit,
+                    "Refuse a scenario whose estimated memory exceeds SIZE (16G, 800M, ...; "
+                    "none = no limit; default: half of this machine's memory)");
   serve->add_option("--seed", a->seed, "Override the scenario's seed");
   serve->add_option("--policy", a->policy, "Kueue/Volcano policy YAML files (kueue admission)");
   serve->add_option("--cost-model", a->cost_model,
@@ -224,8 +245,9 @@ void RegisterServeCommands(CLI::App& app) {
                    "continue tokens; older resourceVersions get 410 Expired (etcd keeps 5 "
                    "minutes; tests shorten it)")
       ->capture_default_str();
-  serve->add_option("--tls-cert", a->tls_cert, "PEM certificate: serve the Kubernetes API over "
-                                                "HTTPS (with --tls-key)");
+  serve->add_option("--tls-cert", a->tls_cert,
+                    "PEM certificate: serve the Kubernetes API over "
+                    "HTTPS (with --tls-key)");
   serve->add_option("--tls-key", a->tls_key, "PEM private key of --tls-cert");
   serve->add_flag("--read-only", a->read_only,
                   "Refuse every write (controls of the dashboard API) with 403");
