@@ -14,6 +14,7 @@
 
 #include "place/policy_registry.h"
 #include "place/rng.h"
+#include "twin/build_cluster.h"
 #include "twin/placer.h"
 
 namespace {

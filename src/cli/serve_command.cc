@@ -19,6 +19,7 @@
 #include "kubefront/kube_front.h"
 #include "server/http_server.h"
 #include "server/live_twin.h"
+#include "twin/memory_estimate.h"
 #include "twin/scenario.h"
 #include "twin/twin.h"
 
@@ -39,6 +40,7 @@ struct ServeArgs {
   // Simulated days run at full speed before serving; < 0 = the default (kDefaultWarmupDays,
   // at most half the horizon).
   double warmup_days = -1;
+  std::string memory_limit;  // --memory-limit: "" = the default (half of the machine).
   // The Kubernetes API front (docs/kube-api.md); -1 = off.
   int kube_port = -1;
   std::string kubeconfig_out;
@@ -96,6 +98,22 @@ void Serve(const ServeArgs& a) {
   twin::TwinOptions options;
   options.days = a.days;
   options.seed = a.seed;
+  if (!a.memory_limit.empty()) {
+    Result<int64_t> limit = twin::ParseMemoryLimit(a.memory_limit);
+    if (!limit.ok()) Die(limit.status().message());
+    options.memory_limit_bytes = *limit;
+  }
+  {
+    // Served live, every GPU also costs its snapshots and dcgm page: checked here, before the
+    // twin (which checks the run alone) is built.
+    twin::Scenario sized = *scenario;
+    if (a.days > 0) sized.horizon_days = a.days;
+    const int64_t limit = options.memory_limit_bytes == 0 ? twin::DefaultMemoryLimit()
+                                                          : options.memory_limit_bytes;
+    if (Status s = twin::CheckMemory(sized, twin::EstimateMemory(sized, /*served=*/true), limit);
+        !s.ok())
+      Die(s.message());
+  }
   options.policy_files = a.policy;
   auto setup = CreateTwin(std::move(scenario).value(), options, a.remediation_db);
   if (!setup.ok()) Die(setup.status().message());
@@ -230,6 +248,9 @@ void RegisterServeCommands(CLI::App& app) {
                    "from a running cluster (default: 2, at most half the horizon; 0 = start "
                    "empty)")
       ->check(Between(0, 3650));
+  serve->add_option("--memory-limit", a->memory_limit,
+                    "Refuse a scenario whose estimated memory exceeds SIZE (16G, 800M, ...; "
+                    "none = no limit; default: half of this machine's memory)");
   serve->add_option("--seed", a->seed, "Override the scenario's seed");
   serve->add_option("--policy", a->policy, "Kueue/Volcano policy YAML files (kueue admission)");
   serve->add_option("--cost-model", a->cost_model,

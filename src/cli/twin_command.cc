@@ -13,6 +13,8 @@
 #include "cost/ledger.h"
 #include "cost/waste_cause.h"
 #include "cost/window.h"
+#include "twin/build_cluster.h"
+#include "twin/memory_estimate.h"
 #include "twin/node_list_export.h"
 #include "twin/scenario.h"
 #include "twin/scenario_policy.h"
@@ -37,6 +39,7 @@ struct RunArgs {
   std::string events;            // SQLite lifecycle event log.
   bool reclaim = false;          // Idle reclaim on, enforcing (overrides the scenario).
   bool reclaim_dry_run = false;  // Idle reclaim on, recording only.
+  std::string memory_limit;      // --memory-limit: "" = the default (half of the machine).
 };
 
 // Writes the twin's per-workload usage windows into the SQLite showback ledger that
@@ -147,6 +150,14 @@ void RunTwin(const RunArgs& a) {
   options.days = a.days;
   options.seed = a.seed;
   options.policy_files = a.policy;
+  if (!a.memory_limit.empty()) {
+    Result<int64_t> limit = twin::ParseMemoryLimit(a.memory_limit);
+    if (!limit.ok()) {
+      std::cerr << "steward: " << limit.status().message() << "\n";
+      Fail();
+    }
+    options.memory_limit_bytes = *limit;
+  }
   auto ledger_status = std::make_shared<Status>();
   if (!a.ledger.empty()) {
     Status s = AttachLedger(a, *scenario, &options, ledger_status);
@@ -339,6 +350,9 @@ void RegisterTwinCommands(CLI::App& app) {
   run->add_option("--days", args->days, "Simulated days (overrides the scenario's horizon)")
       ->check(Positive());
   run->add_flag("--json", args->json, "Print the report as one JSON object instead of a table");
+  run->add_option("--memory-limit", args->memory_limit,
+                  "Refuse a scenario whose estimated memory exceeds SIZE (16G, 800M, ...; none = "
+                  "no limit; default: half of this machine's memory)");
   run->add_option("--html", args->html, "Also write a self-contained HTML report to FILE");
   run->add_option("--policy", args->policy,
                   "Kueue/Volcano YAML file(s) governing admission (ClusterQueues, cohorts, "

@@ -7,13 +7,15 @@
 //     return http::Reply::Json(200, R"({"ok":true})");
 //   }
 //
-// A reply either has a body or a `stream`: a function the server calls once on its worker
-// thread to write the body in pieces (chunked transfer encoding), e.g. a Kubernetes watch.
+// A reply either has a body, a `shared_body` (a page rendered once and sent to many clients
+// without a copy) or a `stream`: a function the server calls once on its worker thread to
+// write the body in pieces (chunked transfer encoding), e.g. a Kubernetes watch.
 // Plain values: thread-compatible.
 #pragma once
 
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -49,6 +51,8 @@ struct Reply {
   int status = 200;
   std::string content_type = "application/json";
   std::string body;
+  // When set, the body: shared with other replies (a cached page), sent as is; `body` is unused.
+  std::shared_ptr<const std::string> shared_body;
   std::vector<std::pair<std::string, std::string>> headers;
   // When set, the body is streamed: called once, it writes pieces until it returns.
   std::function<void(const StreamWriter&)> stream;
@@ -61,6 +65,8 @@ struct Reply {
   }
   // The value of header `name` set on this reply, or "".
   std::string_view Header(std::string_view name) const;
+  // The body, wherever it is held (not a stream's).
+  std::string_view Body() const { return shared_body ? *shared_body : body; }
 };
 
 using Handler = std::function<Reply(const Request&)>;

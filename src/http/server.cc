@@ -180,6 +180,9 @@ Result<int> Server::Start() {
   s.set_write_timeout(
       std::chrono::duration_cast<std::chrono::microseconds>(options_.write_timeout));
   s.set_keep_alive_timeout(5);
+  // httplib closes a kept-alive connection after 5 requests; each reconnect costs a TCP
+  // handshake and sends the connection to the back of the worker queue (bench/http_load.cc).
+  s.set_keep_alive_max_count(100);
   s.set_payload_max_length(options_.max_body_bytes);
   // httplib's default socket options add SO_REUSEPORT, which would let a second server bind
   // the same port and split the clients between them; SO_REUSEADDR alone allows a quick
@@ -212,6 +215,15 @@ Result<int> Server::Start() {
             });
             sink.done();
             return true;
+          });
+    } else if (reply.shared_body && !reply.shared_body->empty()) {
+      // Written straight from the shared page (httplib would copy a body, and compress it
+      // again for every client that accepts gzip).
+      auto body = std::move(reply.shared_body);
+      const size_t size = body->size();
+      res.set_content_provider(
+          size, reply.content_type, [body](size_t offset, size_t length, httplib::DataSink& sink) {
+            return sink.write(body->data() + offset, std::min(length, body->size() - offset));
           });
     } else {
       res.set_content(reply.body, reply.content_type);

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "health/stack_health.h"
+#include "server/rendered_text.h"
 #include "telemetry/gpu_record.h"
 #include "twin/twin.h"
 
@@ -221,6 +222,11 @@ struct Snapshot {
   // GPU stack findings (health/stack_health.h) over the twin's nodes as `kubectl get nodes`
   // shows them, refreshed at the exporter's cadence like dcgm_records. Null before the first.
   std::shared_ptr<const std::vector<health::StackFinding>> stack_findings;
+  // The /api/overview body and the /metrics/dcgm page, each rendered by the first request that
+  // needs it and shared by every other (dcgm's between snapshots, until the next exporter
+  // refresh). Set by LiveTwin's publish; null = render per request.
+  std::shared_ptr<const RenderedText> overview_json;
+  std::shared_ptr<const RenderedText> dcgm_text;
 };
 
 // Inputs of BuildSnapshot that the twin does not know.

@@ -334,8 +334,4 @@ Result<Scenario> LoadScenario(const std::filesystem::path& path);
 Scenario DefaultScenario();
 std::string_view DefaultScenarioYaml();
 
-// Builds the cluster a scenario describes (node names "<pool>-<index>", racks and leaves
-// numbered cluster-wide in pool order).
-Result<model::Cluster> BuildCluster(const Scenario& scenario);
-
 }  // namespace steward::twin

@@ -8,7 +8,7 @@
 
 #include "twin/csv.h"
 #include "twin/scenario.h"
-#include "twin/scenario_reader.h"
+#include "twin/scenario_sections.h"
 
 namespace steward::twin {
 
@@ -18,7 +18,7 @@ bool Scenario::UsesServing() const {
                      [](const GeneratorSpec& g) { return g.serving.enabled(); });
 }
 
-namespace scenario_internal {
+namespace scenario_yaml {
 namespace {
 
 Status InRange(const Reader& r, const YAML::Node& at, const std::string& field, double v, double lo,
@@ -264,5 +264,5 @@ Status LoadTrafficCsvs(Scenario* s) {
   return Status::Ok();
 }
 
-}  // namespace scenario_internal
+}  // namespace scenario_yaml
 }  // namespace steward::twin

@@ -59,6 +59,14 @@ Status LoadSteward(CsvReader& csv, const TraceSpec& spec, const Scenario& scenar
     if (*out_value < 0 || *out_value > 1) return csv.Error(c, "must lie in [0, 1]");
     return Status::Ok();
   };
+  // The largest node of each GPU model, and of any: a pod must fit on one node.
+  std::vector<int> largest(cluster.gpu_models().size(), 0);
+  int largest_any = 0;
+  for (const model::Node& n : cluster.nodes()) {
+    if (n.model >= 0 && n.model < static_cast<int>(largest.size()))
+      largest[n.model] = std::max(largest[n.model], n.gpu_capacity);
+    largest_any = std::max(largest_any, n.gpu_capacity);
+  }
   while (csv.Next()) {
     model::Workload w;
     w.name = std::string(csv.Field(c_name));
@@ -93,6 +101,16 @@ Status LoadSteward(CsvReader& csv, const TraceSpec& spec, const Scenario& scenar
       if (w.gpu_model < 0)
         return csv.Error(c_model, fmt::format("unknown GPU model '{}'", csv.Field(c_model)));
     }
+    if (w.gpu_model >= 0 && largest[w.gpu_model] == 0)
+      return csv.Error(c_model, fmt::format("no node has GPU model '{}'", csv.Field(c_model)));
+    if (const int fit = w.gpu_model >= 0 ? largest[w.gpu_model] : largest_any; gpus > fit)
+      return csv.Error(c_gpus, fmt::format("a pod of {} GPUs is larger than any node: the largest "
+                                           "{}has {} GPUs, and a pod runs on one node",
+                                           gpus,
+                                           w.gpu_model >= 0 ? fmt::format("node of GPU model '{}' ",
+                                                                          csv.Field(c_model))
+                                                            : std::string(),
+                                           fit));
     if (w.kind == model::WorkloadKind::kInference) {
       w.min_replicas = c_min >= 0 && !csv.Field(c_min).empty() ? csv.Integer(c_min) : pods;
       w.max_replicas =

@@ -8,6 +8,8 @@
 
 #include "govern/policy_io.h"
 #include "place/mig.h"
+#include "twin/build_cluster.h"
+#include "twin/memory_estimate.h"
 #include "twin/scenario_policy.h"
 #include "twin/tenancy.h"
 #include "twin/trace.h"
@@ -49,6 +51,10 @@ Twin::Twin(Scenario scenario, model::Cluster cluster)
 Result<std::unique_ptr<Twin>> Twin::Create(Scenario scenario, const TwinOptions& options) {
   if (options.days > 0) scenario.horizon_days = options.days;
   if (options.seed >= 0) scenario.seed = static_cast<uint64_t>(options.seed);
+  // Before anything is built: a scenario too large for the machine is refused at once.
+  STEWARD_RETURN_IF_ERROR(CheckMemory(
+      scenario, EstimateMemory(scenario),
+      options.memory_limit_bytes == 0 ? DefaultMemoryLimit() : options.memory_limit_bytes));
   STEWARD_ASSIGN_OR_RETURN(model::Cluster cluster, BuildCluster(scenario));
   std::unique_ptr<Twin> t(new Twin(std::move(scenario), std::move(cluster)));
   const Scenario& s = t->scenario_;

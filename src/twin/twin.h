@@ -73,6 +73,9 @@ struct TwinOptions {
   // end of the run with the workloads that held GPUs in [start, end).
   SimDuration window = Hours(1);
   std::function<void(SimTime start, SimTime end, const std::vector<UsageRecord>&)> on_window;
+  // Refuse to build a twin whose estimated memory (twin/memory_estimate.h) exceeds this many
+  // bytes: 0 = half of the machine's memory, < 0 = no limit (`--memory-limit none`).
+  int64_t memory_limit_bytes = 0;
   // Called about once per simulated day with (now, horizon); for progress on stderr.
   std::function<void(SimTime, SimTime)> progress;
   // Called at every step of every workload's lifecycle (twin/lifecycle.h), in event order;

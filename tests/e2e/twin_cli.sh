@@ -60,6 +60,13 @@ printf 'cluster:\n  gpu_models: [{name: H100}]\n  pools: [{name: p, nodes: 2, gp
 if "$bin" twin run "$tmp/typo.yaml" 2>"$tmp/err"; then fail "unknown field accepted"; fi
 grep -q "cluster.pools\[0\].gpus: unknown field" "$tmp/err" || fail "typo not named: $(cat "$tmp/err")"
 "$bin" twin run /nonexistent.yaml 2>/dev/null && fail "missing file accepted"
+# Sized before it starts: a limit below the estimate refuses the run with the estimate.
+if "$bin" twin run --memory-limit 1M 2>"$tmp/err"; then fail "run over --memory-limit accepted"; fi
+grep -q "<default>: the run would need about .* more than the limit of 1 MB (--memory-limit)" \
+  "$tmp/err" || fail "memory refusal unclear: $(cat "$tmp/err")"
+if "$bin" twin run --memory-limit 12X 2>"$tmp/err"; then fail "bad --memory-limit accepted"; fi
+grep -q -- "--memory-limit 12X: expected a size" "$tmp/err" || fail "bad limit: $(cat "$tmp/err")"
+"$bin" twin run --days 1 --memory-limit none --json >/dev/null || fail "--memory-limit none refused"
 "$bin" --help | grep -c twin >/dev/null || fail "--help lacks twin"
 "$bin" --help | grep -q -- "--help-all prints every command" || fail "--help does not point to --help-all"
 "$bin" twin run --help | grep -c -- "--seed" >/dev/null || fail "twin run --help lacks --seed"

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include "twin/build_cluster.h"
 #include "twin/scenario.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -9,6 +9,7 @@
 
 #include "../twin/twin_test_util.h"
 #include "health/remediation/recording_actuator.h"
+#include "twin/build_cluster.h"
 #include "twin/twin.h"
 
 namespace steward::health {

@@ -20,6 +20,8 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <thread>
+#include <vector>
 
 namespace steward::http {
 namespace {
@@ -295,6 +297,77 @@ TEST_F(ServerTest, WithoutBrowserChecksHostAndOriginAreNotLookedAt) {
   httplib::Client c = Client();
   EXPECT_EQ(c.Get("/api", {{"Host", "evil.example"}})->status, 200);
   EXPECT_EQ(c.Post("/api", {{"Origin", "http://evil.example"}}, "a=1", "text/plain")->status, 200);
+}
+
+// Slow clients: a request that stops half-way is dropped after the read timeout, so a handful of
+// them cannot hold every worker (issue 16: 8 slow clients blocked the server entirely).
+TEST_F(ServerTest, StalledPartialRequestsAreDroppedAndOthersServed) {
+  ServerOptions o;
+  o.read_timeout = std::chrono::milliseconds(200);
+  Start(o);  // 4 worker threads, 8 stalled clients.
+  std::vector<int> stalled;
+  for (int i = 0; i < 8; ++i) {
+    const int fd = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_port = htons(static_cast<uint16_t>(port_));
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ASSERT_EQ(connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)), 0);
+    const std::string partial = "GET /slow HTTP/1.1\r\nHost: 127.0.0.1\r\n";  // No blank line.
+    ASSERT_EQ(send(fd, partial.data(), partial.size(), 0), static_cast<ssize_t>(partial.size()));
+    stalled.push_back(fd);
+  }
+  httplib::Client c = Client();
+  c.set_read_timeout(60);
+  auto r = c.Get("/after");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+  for (int fd : stalled) {
+    timeval tv{60, 0};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+    char buf[512];
+    ssize_t n = 0;
+    while ((n = recv(fd, buf, sizeof(buf), 0)) > 0) {
+    }  // An error reply or nothing, then the server closes it.
+    EXPECT_EQ(n, 0) << "a stalled connection was not closed";
+    close(fd);
+  }
+  EXPECT_EQ(calls_, 1);  // Only the complete request reached the handler.
+}
+
+// A shared body (a page rendered once for many clients) goes out whole, with its length, to
+// every client at once, and HEAD gets the length without the bytes.
+TEST(SharedBodyTest, ASharedPageIsSentWholeToConcurrentClients) {
+  std::string text;
+  for (int i = 0; text.size() < (3u << 20); ++i) text += "line " + std::to_string(i) + "\n";
+  auto page = std::make_shared<const std::string>(text);
+  ServerOptions o;
+  Server server(o, [page](const Request&) {
+    Reply r;
+    r.content_type = "text/plain";
+    r.shared_body = page;
+    return r;
+  });
+  Result<int> port = server.Start();
+  ASSERT_TRUE(port.ok()) << port.status().message();
+  std::vector<std::thread> clients;
+  std::atomic<int> whole{0};
+  for (int i = 0; i < 8; ++i)
+    clients.emplace_back([&] {
+      httplib::Client c("127.0.0.1", *port);
+      auto r = c.Get("/page");
+      if (r && r->status == 200 && r->body == *page &&
+          r->get_header_value("Content-Length") == std::to_string(page->size()))
+        ++whole;
+    });
+  for (auto& t : clients) t.join();
+  EXPECT_EQ(whole, 8);
+  httplib::Client c("127.0.0.1", *port);
+  auto head = c.Head("/page");
+  ASSERT_TRUE(head);
+  EXPECT_EQ(head->get_header_value("Content-Length"), std::to_string(page->size()));
+  EXPECT_TRUE(head->body.empty());
+  server.Stop();
 }
 
 class BodyLimitTest : public ServerTest {

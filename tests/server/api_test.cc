@@ -32,12 +32,12 @@ class ApiTest : public ::testing::Test {
     HttpReply r = Call("GET", path, std::move(params));
     EXPECT_EQ(r.status, 200) << path << ": " << r.body;
     EXPECT_EQ(r.content_type, "application/json");
-    return json::parse(r.body);
+    return json::parse(r.Body());
   }
   // Asserts an error status with a JSON error body; returns its message.
   std::string Error(const HttpReply& r, int status) {
     EXPECT_EQ(r.status, status) << r.body;
-    json j = json::parse(r.body);
+    json j = json::parse(r.Body());
     EXPECT_EQ(j["error"]["code"], status);
     return j["error"]["message"].get<std::string>();
   }
@@ -58,6 +58,19 @@ TEST_F(ApiTest, OverviewHasTheDocumentedKeys) {
   EXPECT_EQ(o["workloads_running"], 1);
   EXPECT_EQ(o["allocation_rate"], 0.5);
   EXPECT_EQ(o["sm_active_utilization"], 0.25);
+}
+
+// Dashboards poll the overview every second: one rendering per snapshot, shared by every request.
+TEST_F(ApiTest, OverviewIsRenderedOncePerSnapshot) {
+  const HttpReply a = Call("GET", "/api/overview"), b = Call("GET", "/api/overview");
+  ASSERT_TRUE(a.shared_body && b.shared_body);
+  EXPECT_EQ(a.shared_body.get(), b.shared_body.get());
+  EXPECT_EQ(json::parse(a.Body()), OverviewJson(*live_->snapshot()));
+  live_->Step(Seconds(60));
+  const HttpReply c = Call("GET", "/api/overview");
+  ASSERT_TRUE(c.shared_body);
+  EXPECT_NE(c.shared_body.get(), a.shared_body.get());
+  EXPECT_GT(json::parse(c.Body())["version"], json::parse(a.Body())["version"]);
 }
 
 TEST_F(ApiTest, NodesRacksQueuesWorkloads) {
@@ -144,7 +157,7 @@ TEST_F(ApiTest, ControlsChangeTheTwin) {
                      R"({"team":"b","kind":"training","pods":1,"gpus_per_pod":4,)"
                      R"("duration_hours":1,"name":"mine"})");
   ASSERT_EQ(r.status, 201) << r.body;
-  EXPECT_EQ(json::parse(r.body)["name"], "mine");
+  EXPECT_EQ(json::parse(r.Body())["name"], "mine");
   live_->Step(Minutes(1));
   json w = Get("/api/workloads/mine");
   EXPECT_EQ(w["state"], "pending");
@@ -178,10 +191,10 @@ TEST(ApiFaultTest, InjectedXidShowsFaultyCordonedAndAnIncident) {
   // The job runs on p-0000; p-0001 is idle. XID 79 on GPU 2 of p-0001: a reboot.
   HttpReply r = call("POST", "/api/nodes/p-0001/fault", R"({"xid":79,"gpu":2})");
   ASSERT_EQ(r.status, 200) << r.body;
-  json j = json::parse(r.body);
+  json j = json::parse(r.Body());
   EXPECT_EQ(j["mnemonic"], "GPU_HAS_FALLEN_OFF_THE_BUS");
   EXPECT_EQ(j["action"], "reboot");
-  json o = json::parse(call("GET", "/api/overview").body);
+  json o = json::parse(call("GET", "/api/overview").Body());
   EXPECT_EQ(o["gpus_faulty"], 1);
   EXPECT_EQ(o["gpus_cordoned"], 7);  // The node's 7 healthy, free GPUs: cordoned at once.
   EXPECT_EQ(o["gpus_in_use"], 8);
@@ -204,7 +217,7 @@ TEST(ApiFaultTest, InjectedXidShowsFaultyCordonedAndAnIncident) {
   inc = json::parse(call("GET", "/api/incidents").body);
   EXPECT_EQ(inc["incidents"][0]["ticket"], 1);
   live->Step(Hours(2) + Minutes(15));
-  o = json::parse(call("GET", "/api/overview").body);
+  o = json::parse(call("GET", "/api/overview").Body());
   EXPECT_EQ(o["gpus_faulty"], 0);
   EXPECT_EQ(o["gpus_cordoned"], 0);
   EXPECT_EQ(o["incidents_open"], 0);
@@ -265,7 +278,7 @@ TEST_F(ApiTest, QueuesAndQuotaControlUnderKueue) {
   // A team's quota goes to its ClusterQueue; a ClusterQueue can be named directly too.
   HttpReply r = Call("POST", "/api/queues/team-b/quota", {}, R"({"gpus":4})");
   ASSERT_EQ(r.status, 200) << r.body;
-  EXPECT_EQ(json::parse(r.body)["cluster_queue"], "team-b");
+  EXPECT_EQ(json::parse(r.Body())["cluster_queue"], "team-b");
   EXPECT_EQ(Get("/api/queues")["queues"][1]["quota_gpus"], 4);
   ASSERT_EQ(Call("POST", "/api/queues/team-a/quota", {}, R"({"gpus":16,"flavor":"h100"})").status,
             200);

@@ -3,10 +3,13 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <thread>
+#include <vector>
 
 #include "health/stack_health.h"
 #include "server/api.h"
 #include "server_test_util.h"
+#include "telemetry/dcgm_writer.h"
 #include "telemetry/exposition.h"
 
 namespace steward::server {
@@ -135,6 +138,32 @@ TEST(MetricsTest, RemediationSeriesFollowAnInjectedFault) {
   EXPECT_EQ(Value(s, "steward_remediation_tickets_total"), 0);
 }
 
+// The dcgm page (54 MB at 10,240 GPUs) is rendered once per exporter refresh, however many
+// scrapers ask at once, and shared by the snapshots until the next refresh.
+TEST(MetricsTest, DcgmPageIsRenderedOncePerRefreshForConcurrentScrapers) {
+  auto live = MakeLive(TwoNodeYaml());  // dcgm_interval_seconds: 30 by default.
+  live->Step(Hours(1));
+  HttpRequest r;
+  r.method = "GET";
+  r.path = "/metrics/dcgm";
+  std::vector<HttpReply> replies(8);
+  std::vector<std::thread> scrapers;
+  for (size_t i = 0; i < replies.size(); ++i)
+    scrapers.emplace_back([&, i] { replies[i] = HandleRequest(*live, r); });
+  for (auto& t : scrapers) t.join();
+  for (const HttpReply& reply : replies) {
+    ASSERT_EQ(reply.status, 200);
+    EXPECT_EQ(reply.shared_body.get(), replies[0].shared_body.get());
+  }
+  ASSERT_TRUE(replies[0].shared_body);
+  EXPECT_EQ(*replies[0].shared_body, telemetry::RenderDcgmExposition(
+                                         *live->snapshot()->dcgm_records, *live->dcgm_writer()));
+  live->Step(Seconds(20));  // No refresh yet: a newer snapshot, the same page.
+  EXPECT_EQ(HandleRequest(*live, r).shared_body.get(), replies[0].shared_body.get());
+  live->Step(Seconds(10));  // Refreshed: a new page.
+  EXPECT_NE(HandleRequest(*live, r).shared_body.get(), replies[0].shared_body.get());
+}
+
 // GET /metrics/dcgm: the twin's dcgm-exporter page, one record per GPU, refreshed at the
 // exporter's cadence in simulated time.
 TEST(MetricsTest, DcgmPageCarriesEveryGpuAtTheExportersCadence) {
@@ -147,7 +176,7 @@ TEST(MetricsTest, DcgmPageCarriesEveryGpuAtTheExportersCadence) {
   ASSERT_EQ(reply.status, 200) << reply.body;
   telemetry::ParseOptions po;
   po.dialect = telemetry::Dialect::kPrometheusText;
-  const telemetry::Scrape s = telemetry::ParseExposition(reply.body, po);
+  const telemetry::Scrape s = telemetry::ParseExposition(reply.Body(), po);
   for (const auto& e : s.errors) ADD_FAILURE() << e.ToString();
   int gpus = 0;
   double util = 0, sm = 0;
@@ -166,7 +195,7 @@ TEST(MetricsTest, DcgmPageCarriesEveryGpuAtTheExportersCadence) {
   EXPECT_DOUBLE_EQ(live->snapshot()->dcgm_sim_hours, 1 + 30.0 / 3600);
   live->Step(Hours(2));                             // The job has finished: nothing is busy.
   const HttpReply later = HandleRequest(*live, r);  // The scrape points into its body.
-  const telemetry::Scrape after = telemetry::ParseExposition(later.body, po);
+  const telemetry::Scrape after = telemetry::ParseExposition(later.Body(), po);
   double util_after = 0;
   for (const auto& sample : after.samples)
     if (sample.name == "DCGM_FI_DEV_GPU_UTIL") util_after += sample.value;

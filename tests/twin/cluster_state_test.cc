@@ -1,3 +1,4 @@
+#include "twin/build_cluster.h"
 #include "twin/cluster_state.h"
 
 #include <gtest/gtest.h>

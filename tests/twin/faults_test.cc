@@ -5,6 +5,7 @@
 
 #include <cmath>
 
+#include "twin/build_cluster.h"
 #include "twin/fault_injector.h"
 #include "twin/node_list_export.h"
 #include "twin/twin.h"

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "twin/build_cluster.h"
 #include "twin/scenario.h"
 #include "twin/trace.h"
 #include "twin_test_util.h"

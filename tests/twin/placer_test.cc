@@ -1,5 +1,6 @@
 // The twin's placement: pool rules, binpack inside a pool, whole-gang topology, MIG pods and
 // defragmenting preemption, on small hand-built scenarios.
+#include "twin/build_cluster.h"
 #include "twin/placer.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+#include "twin/build_cluster.h"
 #include "twin/scenario.h"
 
 #include <gmock/gmock.h>

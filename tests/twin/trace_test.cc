@@ -1,3 +1,4 @@
+#include "twin/build_cluster.h"
 #include "twin/trace.h"
 
 #include <gmock/gmock.h>
