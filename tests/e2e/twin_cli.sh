@@ -75,6 +75,13 @@ grep -q -- "--memory-limit 12X: expected a size" "$tmp/err" || fail "bad limit: 
 "$bin" --help-all >"$tmp/help-all"
 grep -q -- "--max-evictions-per-minute" "$tmp/help-all" && grep -q "review" "$tmp/help-all" ||
   fail "--help-all lacks commands' flags or subcommands"
+# ... down to nested commands' flags (twin run --memory-limit, cost review --top), and from a
+# command down (twin --help-all: twin run's flags, nothing of cost).
+grep -q -- "--memory-limit" "$tmp/help-all" && grep -q -- "--top" "$tmp/help-all" ||
+  fail "--help-all lacks nested commands' flags"
+"$bin" twin --help-all >"$tmp/help-twin"
+grep -q -- "--reclaim-dry-run" "$tmp/help-twin" || fail "twin --help-all lacks twin run's flags"
+grep -q -- "--top" "$tmp/help-twin" && fail "twin --help-all prints other commands"
 "$bin" cost review --help | grep -q -- "--top" || fail "cost review --help lacks --top"
 # Out-of-range flags name a readable range (CLI11's own check printed 0 to 1.797e308 in full).
 if "$bin" twin run --days -5 2>"$tmp/e"; then fail "--days -5 accepted"; fi

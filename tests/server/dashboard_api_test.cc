@@ -56,8 +56,8 @@ class DashboardApiTest : public ::testing::Test {
   }
   json Get(const std::string& path, std::multimap<std::string, std::string> params = {}) {
     HttpReply r = Call("GET", path, std::move(params));
-    EXPECT_EQ(r.status, 200) << path << ": " << r.body;
-    return json::parse(r.body);
+    EXPECT_EQ(r.status, 200) << path << ": " << r.Body();
+    return json::parse(r.Body());
   }
   // The names of a list's workloads.
   static std::vector<std::string> Names(const json& page) {
@@ -68,7 +68,7 @@ class DashboardApiTest : public ::testing::Test {
   std::string ErrorOf(std::multimap<std::string, std::string> params) {
     HttpReply r = Call("GET", "/api/workloads", std::move(params));
     EXPECT_EQ(r.status, 400) << r.body;
-    return json::parse(r.body)["error"]["message"];
+    return json::parse(r.Body())["error"]["message"];
   }
   std::unique_ptr<LiveTwin> live_;
 };
@@ -294,8 +294,8 @@ TEST(IncidentSummaryTest, AddsUpToTheFaultyAndQuarantinedCounts) {
     r.path = path;
     r.params = std::move(params);
     HttpReply reply = HandleRequest(*live, r);
-    EXPECT_EQ(reply.status, 200) << reply.body;
-    return json::parse(reply.body);
+    EXPECT_EQ(reply.status, 200) << reply.Body();
+    return json::parse(reply.Body());
   };
   int saw_faulty = 0, saw_outside = 0, saw_quarantined = 0;
   for (int step = 0; step < 48; ++step) {
