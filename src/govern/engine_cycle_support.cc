@@ -62,6 +62,16 @@ double GovernanceEngine::DominantResourceShareWith(const Decision& decision, boo
   return tree_.DominantResourceShare(cqs_[cq].node, extra, weighted);
 }
 
+std::vector<QuotaTree::PathShare> GovernanceEngine::FairSharingPath(
+    const Decision& decision) const {
+  const int cq = decision.cluster_queue_index;
+  if (cq < 0) return {};
+  std::vector<Amount> extra(tree_.num_fr(), 0);
+  for (const auto& [fr, a] : DecisionUsage(decision))
+    if (fr >= 0) extra[fr] += a;
+  return tree_.PathShares(cqs_[cq].node, extra);
+}
+
 Amount GovernanceEngine::Nominal(std::string_view cq, std::string_view flavor,
                                  std::string_view resource) const {
   int q = FindClusterQueue(cq), f = FlavorIndex(flavor), r = ResourceIndex(resource);

@@ -129,6 +129,10 @@ class GovernanceEngine {
   void AddAssignmentUsage(const Decision& decision, const std::vector<Amount>& amounts);
   // Fair-sharing weighted share of the decision's queue once its assignments are added.
   double DominantResourceShareWith(const Decision& decision, bool weighted = true) const;
+  // The decision's queue and its cohorts up to (not including) the root, each with its share
+  // once the decision's assignments are added (Kueue's fair-sharing tournament). Empty when the
+  // queue has no cohort.
+  std::vector<QuotaTree::PathShare> FairSharingPath(const Decision& decision) const;
   // Nominal quota, borrowing limit (kUnlimited if none) of a queue's (flavor, resource).
   Amount Nominal(std::string_view cq, std::string_view flavor, std::string_view resource) const;
   Amount BorrowingLimit(std::string_view cq, std::string_view flavor,

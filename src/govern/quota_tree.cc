@@ -211,4 +211,24 @@ double QuotaTree::DominantResourceShare(int node, const std::vector<Amount>& ext
   return best / n.weight;
 }
 
+std::vector<QuotaTree::PathShare> QuotaTree::PathShares(int node,
+                                                        const std::vector<Amount>& extra) const {
+  std::vector<PathShare> path;
+  std::vector<Amount> add = extra;
+  for (int n = node; n >= 0 && nodes_[n].parent >= 0; n = nodes_[n].parent) {
+    const Node& at = nodes_[n];
+    PathShare s{n, false, DominantResourceShare(n, add), DominantResourceShare(n, add, false)};
+    for (int fr = 0; fr < num_fr_; ++fr)
+      if (extra[fr] > 0 && at.usage[fr] + add[fr] > at.sq[fr]) s.borrowing = true;
+    path.push_back(s);
+    // What the parent sees: usage bubbles up past the local quota (never lent).
+    for (int fr = 0; fr < num_fr_; ++fr) {
+      if (add[fr] == 0) continue;
+      add[fr] = std::max<Amount>(0, at.usage[fr] + add[fr] - at.local[fr]) -
+                std::max<Amount>(0, at.usage[fr] - at.local[fr]);
+    }
+  }
+  return path;
+}
+
 }  // namespace steward::govern

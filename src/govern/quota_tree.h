@@ -89,6 +89,18 @@ class QuotaTree {
   double DominantResourceShare(int node, const std::vector<Amount>& extra,
                                bool weighted = true) const;
 
+  // One node on the path from a ClusterQueue to its root, with a workload's usage added.
+  struct PathShare {
+    int node = -1;
+    bool borrowing = false;  // Usage above SQ on a fr the workload requests (Kueue IsBorrowingOn).
+    double share = 0;        // DominantResourceShare, weighted.
+    double unweighted = 0;   // The same before the division by the weight.
+  };
+  // Kueue's fair-sharing tournament values (computeDRS): for node and each ancestor below the
+  // root, the node's share with `extra` (by fr) added at `node` and bubbled up as usage is
+  // (past each node's local quota). Nothing is changed. O(depth x fr).
+  std::vector<PathShare> PathShares(int node, const std::vector<Amount>& extra) const;
+
  private:
   struct Node {
     int parent = -1;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <set>
 #include <tuple>
@@ -204,34 +205,58 @@ class Simulator {
     return order;
   }
 
-  // Picks the next entry by fair sharing: within nominal before borrowing (Kueue's
-  // FairSharingPrioritizeNonBorrowing), lowest share after admission, then priority, then
-  // timestamp (Kueue's fair-sharing tournament, flattened to the entries' own queues).
+  // Picks the next entry by Kueue's fair-sharing tournament (fair_sharing_iterator.go): at
+  // every cohort, from the bottom up, the child (ClusterQueue or cohort) whose nominee leaves it
+  // with the lowest share wins — within nominal before borrowing on the nominee's resources
+  // (FairSharingPrioritizeNonBorrowing), then lowest share (two zero-weight borrowers, both
+  // infinite, by their unweighted shares, as CompareDRS), then priority, then timestamp. Trees
+  // and queues without a cohort are compared the same way one level above their roots, where
+  // Kueue's order is unspecified.
   int NextFairEntry(const std::vector<Entry>& entries, const std::vector<char>& done) const {
-    // Ranking key, smaller first: borrowing, share after admission (two zero-weight borrowers,
-    // both infinite, compare their unweighted shares as Kueue's CompareDRS does), then -priority.
-    auto key = [&](size_t i) {
-      const Entry& e = entries[i];
-      double share = engine_->DominantResourceShareWith(e.d);
-      double unweighted = std::isinf(share) ? engine_->DominantResourceShareWith(e.d, false) : 0;
-      return std::make_tuple(e.d.borrows, share, unweighted, -items_[e.item].priority);
-    };
-    int best = -1;
+    // Each entry's path from the top (the child of its root) down to its queue.
+    std::vector<std::vector<QuotaTree::PathShare>> path(entries.size());
+    std::vector<int> open;
     for (size_t i = 0; i < entries.size(); ++i) {
       if (done[i]) continue;
-      if (best < 0) {
-        best = static_cast<int>(i);
-        continue;
-      }
-      const auto ki = key(i), kb = key(best);
-      const Item &it = items_[entries[i].item], &bt = items_[entries[best].item];
-      const bool before =
-          ki != kb ? ki < kb
-                   : std::tie(it.req.queue_timestamp, it.req.namespace_name, it.req.name) <
-                         std::tie(bt.req.queue_timestamp, bt.req.namespace_name, bt.req.name);
-      if (before) best = static_cast<int>(i);
+      open.push_back(static_cast<int>(i));
+      path[i] = engine_->FairSharingPath(entries[i].d);
+      std::reverse(path[i].begin(), path[i].end());
+      if (path[i].empty()) path[i].push_back({-1 - static_cast<int>(i)});  // No cohort.
     }
-    return best;
+    auto fifo_before = [&](int a, int b) {
+      const Item &ia = items_[entries[a].item], &ib = items_[entries[b].item];
+      if (ia.priority != ib.priority) return ia.priority > ib.priority;
+      return std::tie(ia.req.queue_timestamp, ia.req.namespace_name, ia.req.name) <
+             std::tie(ib.req.queue_timestamp, ib.req.namespace_name, ib.req.name);
+    };
+    auto before_at = [&](int a, int b, size_t depth) {
+      const QuotaTree::PathShare &sa = path[a][depth], &sb = path[b][depth];
+      if (sa.borrowing != sb.borrowing) return !sa.borrowing;
+      if (std::isinf(sa.share) && std::isinf(sb.share)) {
+        if (sa.unweighted != sb.unweighted) return sa.unweighted < sb.unweighted;
+      } else if (sa.share != sb.share) {
+        return sa.share < sb.share;
+      }
+      return fifo_before(a, b);
+    };
+    // The winner among `group`, whose paths share their first `depth` nodes: each child at
+    // `depth` nominates its own winner (recursively), and the nominees are compared there.
+    std::function<int(const std::vector<int>&, size_t)> winner = [&](const std::vector<int>& group,
+                                                                     size_t depth) {
+      std::map<int, std::vector<int>> by_child;
+      for (int i : group) by_child[path[i][depth].node].push_back(i);
+      int best = -1;
+      for (const auto& [child, members] : by_child) {
+        std::vector<int> below, here;
+        for (int m : members) (path[m].size() > depth + 1 ? below : here).push_back(m);
+        int w = below.empty() ? -1 : winner(below, depth + 1);
+        for (int m : here)
+          if (w < 0 || fifo_before(m, w)) w = m;
+        if (best < 0 || before_at(w, best, depth)) best = w;
+      }
+      return best;
+    };
+    return open.empty() ? -1 : winner(open, 0);
   }
 
   // Kueue's resourcesToReserve for a head that needs preemption but has no candidates.

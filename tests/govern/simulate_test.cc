@@ -214,6 +214,35 @@ TEST(SimulateTest, FairSharingAdmitsLowestShareAfterAdmission) {
   EXPECT_EQ(Find(classic, "b1").state, "pending");
 }
 
+// Fair sharing in a cohort tree: A (7 GPUs) has child cohorts B (queue b) and C (queues c and
+// c2); every queue has 0. c2 already holds 4, so 3 are free. Heads b1 (3 GPUs) and c1 (2, older)
+// both fit the snapshot; only one fits after the other. The tournament compares B against C
+// under A: B after b1 borrows 3 of A's 7 (share 1000 * 3 / 7 = 428), C after c1 borrows 4 + 2 = 6
+// (857): b1 wins. Comparing the queues' own shares (flattened) would pick c1 (2 of 7 = 285 <
+// 428).
+TEST(SimulateTest, HierarchicalTournamentComparesSubtreesAtEachLevel) {
+  auto cohort = [](const std::string& name, const std::string& spec) {
+    return "apiVersion: kueue.x-k8s.io/v1beta1\nkind: Cohort\nmetadata: {name: " + name +
+           "}\nspec:\n" + spec + "---\n";
+  };
+  const std::string yaml =
+      Flavor("default") +
+      cohort("A",
+             "  resourceGroups:\n  - coveredResources: [nvidia.com/gpu]\n    flavors:\n"
+             "    - name: default\n      resources:\n      - {name: nvidia.com/gpu, "
+             "nominalQuota: 7}\n") +
+      cohort("B", "  parentName: A\n") + cohort("C", "  parentName: A\n") + Cq("b", "B", 0) +
+      Cq("c", "C", 0) + Cq("c2", "C", 0) + Lq("ns", "b", "b") + Lq("ns", "c", "c") +
+      Lq("ns", "c2", "c2") + Wl("c20", "c2", 4, 0, 1, "c2") + Wl("c1", "c", 2, 0, 2) +
+      Wl("b1", "b", 3, 0, 3) +
+      "apiVersion: config.kueue.x-k8s.io/v1beta1\nkind: Configuration\n"
+      "fairSharing: {enable: true}\n---\n";
+  auto r = MustSimulate(yaml, 1);
+  EXPECT_EQ(Find(r, "b1").state, "admitted");
+  EXPECT_EQ(Find(r, "c1").state, "pending");
+  EXPECT_EQ(UsageOf(r, "b", "default", "nvidia.com/gpu"), 3);
+}
+
 // Fair sharing; cohort of p (4, reclaim Any), x (0), y (0) and a lender l (6) = 10 GPUs, all
 // used: x1 (3, admitted at 0:01) and y1 (3, admitted at 0:02) borrow, p0 holds p's 4. p1 asks 1
 // more, which makes p borrow: share after = 1000 * 1 / 10 = 100. x and y tie at 300; the tie
