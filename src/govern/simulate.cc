@@ -17,7 +17,8 @@ namespace {
 
 constexpr int kCycleCap = 10000;
 
-enum class State { kPending, kAdmitted, kPreempted, kIgnored };
+// kInvalid: refused by Kueue's resource validation; pending for good, never nominated.
+enum class State { kPending, kAdmitted, kPreempted, kIgnored, kInvalid };
 
 struct Item {
   const WorkloadObject* obj = nullptr;
@@ -68,7 +69,10 @@ class Simulator {
       it.cq = cq.ok() ? *cq : -1;
       base_ = std::max(base_, it.req.queue_timestamp);
       if (!w->quota_reserved_at.is_never()) base_ = std::max(base_, w->quota_reserved_at);
-      if (w->finished) it.state = State::kIgnored;
+      if (w->finished)
+        it.state = State::kIgnored;
+      else if (!w->invalid.empty())
+        it.state = State::kInvalid;
       items_.push_back(std::move(it));
     }
     for (Item& it : items_)
@@ -300,7 +304,8 @@ class Simulator {
     std::vector<int> head(ncq, -1);
     for (int i = 0; i < static_cast<int>(items_.size()); ++i) {
       const Item& it = items_[i];
-      if (it.state == State::kAdmitted || it.state == State::kIgnored || it.cq < 0 || it.parked)
+      if (it.state == State::kAdmitted || it.state == State::kIgnored ||
+          it.state == State::kInvalid || it.cq < 0 || it.parked)
         continue;
       if (head[it.cq] < 0 || QueueBefore(it, items_[head[it.cq]])) head[it.cq] = i;
     }
@@ -459,6 +464,10 @@ SimulationResult Simulator::Outcome(int cycles) const {
                                          : fmt::format("admitted in cycle {}", it.admitted_cycle);
       if (!it.preempted_by.empty())
         w.message += fmt::format(" (after being preempted by {})", it.preempted_by);
+    } else if (it.state == State::kInvalid) {
+      w.state = "pending";
+      w.reason = "invalid_resources";
+      w.message = it.obj->invalid;
     } else if (it.state == State::kPreempted && !it.evaluated) {
       w.state = "preempted";
       w.reason = it.preemption_reason;

@@ -140,6 +140,9 @@ class WorkloadParser {
           if (!res || !res.IsMap()) continue;
           const YAML::Node reqs = res["requests"] ? res["requests"] : res["limits"];
           if (!reqs || !reqs.IsMap()) continue;
+          if (res["requests"] && res["limits"] && res["limits"].IsMap() && w->invalid.empty())
+            STEWARD_RETURN_IF_ERROR(CheckRequestsWithinLimits(
+                res, fmt::format("{}.template.spec.{}[{}]", path, which, c), w));
           for (const auto& kv : reqs) {
             std::string r = kv.first.as<std::string>();
             std::string field =
@@ -170,6 +173,29 @@ class WorkloadParser {
     }
     w->request.pod_sets.push_back(std::move(ps));
     w->min_counts.push_back(min_count);
+    return Status::Ok();
+  }
+
+  // Kueue's workload validation: a container's request above its limit leaves the workload
+  // pending for good ("requests must not exceed limits"), as the scheduler does.
+  Status CheckRequestsWithinLimits(const YAML::Node& res, const std::string& path,
+                                   WorkloadObject* w) {
+    std::string over;
+    for (const auto& kv : res["limits"]) {
+      const std::string r = kv.first.as<std::string>();
+      const YAML::Node req = res["requests"][r];
+      if (!req || !req.IsScalar()) continue;
+      auto limit = ParseQuantity(kv.second.IsScalar() ? kv.second.Scalar() : "", r);
+      if (!limit.ok())
+        return Err(kv.second, path + ".resources.limits." + r, limit.status().message());
+      auto request = ParseQuantity(req.Scalar(), r);
+      if (!request.ok())
+        return Err(req, path + ".resources.requests." + r, request.status().message());
+      if (*request > *limit) over += (over.empty() ? "" : ", ") + r;
+    }
+    if (!over.empty())
+      w->invalid = fmt::format(
+          "resources validation failed: {}: requests must not exceed limits ({})", path, over);
     return Status::Ok();
   }
 

@@ -46,6 +46,9 @@ struct WorkloadObject {
   std::optional<WorkloadAdmission> admission;
   SimTime quota_reserved_at = SimTime::Never();  // QuotaReserved condition time, if any.
   bool finished = false;                         // Finished=True: holds nothing, ignored.
+  // Why Kueue's resource validation refuses the workload (a container requesting more than its
+  // limit); such a workload stays pending and is never nominated. Empty when valid.
+  std::string invalid;
   SourceRef source;
 };
 

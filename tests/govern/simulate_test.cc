@@ -67,6 +67,25 @@ TEST(SimulateTest, EqualBorrowingHeadsByPriorityThenTimestamp) {
   EXPECT_EQ(Find(by_time, "b1").state, "pending");
 }
 
+// Kueue's resource validation: a container asking 2 GPUs with a limit of 1 is never admitted,
+// although the queue has room; the next workload (w2, newer) is admitted in the first cycle, as
+// the invalid one is never the head.
+TEST(SimulateTest, RequestsAboveLimitsStayPendingAndDoNotBlock) {
+  std::string bad = Wl("w1", "lq", 2, 0, 1);
+  const std::string req = "{requests: {nvidia.com/gpu: \"2\"}}";
+  bad.replace(bad.find(req), req.size(),
+              "{requests: {nvidia.com/gpu: \"2\"}, limits: {nvidia.com/gpu: \"1\"}}");
+  auto r = MustSimulate(
+      Flavor("default") + Cq("cq", "", 4) + Lq("ns", "lq", "cq") + bad + Wl("w2", "lq", 1, 0, 2),
+      1);
+  EXPECT_EQ(Find(r, "w1").state, "pending");
+  EXPECT_EQ(Find(r, "w1").reason, "invalid_resources");
+  EXPECT_NE(Find(r, "w1").message.find("requests must not exceed limits (nvidia.com/gpu)"),
+            std::string::npos)
+      << Find(r, "w1").message;
+  EXPECT_EQ(Find(r, "w2").state, "admitted");
+}
+
 // The same objects in any order give the same JSON (names, not positions, decide ties).
 TEST(SimulateTest, ResultDoesNotDependOnDeclarationOrder) {
   std::vector<std::string> docs = {

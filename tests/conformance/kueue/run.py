@@ -10,7 +10,7 @@ A case (Steward's own YAML) names the upstream Kueue table test it re-expresses 
              `kubectl get workloads -A -o yaml` prints (a kind: List): name, namespace
              (default "default"), queue (LocalQueue, created in the namespace, pointing at the
              ClusterQueue of the same name unless `objects` declares it), priority, created
-             (seconds after a fixed epoch), pod_sets [{name, count, minCount, requests}],
+             (seconds after a fixed epoch), pod_sets [{name, count, minCount, requests, limits}],
              admitted {cluster_queue, flavors {pod set: {resource: flavor}}, counts}, reserved_at
   cycles:    scheduling cycles to run (default: until nothing changes)
   expect:    preempted {name: Kueue reason}, preempted_by, admitted [names] or {name: {pod set:
@@ -39,9 +39,11 @@ def expand(case, included=()):
         lqs[(ns, w['queue'])] = w['queue']
         pod_sets = []
         for ps in w['pod_sets']:
+            resources = {'requests': {k: str(v) for k, v in ps.get('requests', {}).items()}}
+            if 'limits' in ps:
+                resources['limits'] = {k: str(v) for k, v in ps['limits'].items()}
             p = {'name': ps['name'], 'count': ps.get('count', 1),
-                 'template': {'spec': {'containers': [{'name': 'c', 'resources': {
-                     'requests': {k: str(v) for k, v in ps.get('requests', {}).items()}}}]}}}
+                 'template': {'spec': {'containers': [{'name': 'c', 'resources': resources}]}}}
             if 'minCount' in ps:
                 p['minCount'] = ps['minCount']
             pod_sets.append(p)
