@@ -1,0 +1,149 @@
+// The twin's Kueue admission and `steward policy simulate` on the same state (issue 17): the
+// same ClusterQueues and the same workloads, all submitted at once, must end with the same
+// workloads admitted. The twin's workloads are written out as the Workload objects
+// `kubectl get workloads -o yaml` would show and handed to govern::Simulate, which runs Kueue's
+// cycles until nothing changes; the twin runs five simulated minutes (nothing finishes).
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+
+#include "govern/simulate.h"
+#include "govern/workload_import.h"
+#include "twin/twin.h"
+#include "twin_test_util.h"
+
+namespace steward::twin {
+namespace {
+
+std::string Timestamp(int second) {
+  return std::string("\"2024-01-01T00:00:") + (second < 10 ? "0" : "") + std::to_string(second) +
+         "Z\"";
+}
+
+// Kueue Workload objects of every run of the twin, created in submit order (one second apart, so
+// the queue order is the twin's); those in `holding` hold quota (status.admission, reserved in
+// the same order).
+std::string WorkloadObjects(const Twin& t, const std::map<std::string, bool>& holding) {
+  std::string y;
+  int second = 0;
+  for (const WorkloadRun& r : t.runs()) {
+    const model::Workload& w = r.spec;
+    y += "---\napiVersion: kueue.x-k8s.io/v1beta1\nkind: Workload\nmetadata: {name: " + w.name +
+         ", namespace: " + w.namespace_name + ", creationTimestamp: " + Timestamp(second) +
+         "}\nspec:\n  queueName: " + w.queue + "\n  podSets:\n";
+    for (const model::PodSet& ps : w.pod_sets)
+      y += "  - name: " + ps.name + "\n    count: " + std::to_string(ps.count) +
+           "\n    template:\n      spec:\n        containers:\n        - resources: {requests: "
+           "{nvidia.com/gpu: \"" +
+           std::to_string(ps.gpus_per_pod) + "\"}}\n";
+    if (auto h = holding.find(w.name); h != holding.end() && h->second) {
+      y += "status:\n  admission:\n    clusterQueue: " + w.queue + "\n    podSetAssignments:\n";
+      for (const model::PodSet& ps : w.pod_sets)
+        y += "    - {name: " + ps.name +
+             ", flavors: {nvidia.com/gpu: h100}, count: " + std::to_string(ps.count) + "}\n";
+      y += "  conditions:\n  - {type: QuotaReserved, status: \"True\", lastTransitionTime: " +
+           Timestamp(second) + "}\n";
+    }
+    ++second;
+  }
+  return y;
+}
+
+struct Outcome {
+  std::map<std::string, bool> holding_before;  // Who held quota in the state simulate starts from.
+  std::map<std::string, bool> twin_admitted, simulate_admitted;
+};
+
+// The twin runs to `before` (the state handed to simulate: who holds quota then) and on to five
+// minutes past `after`; simulate starts from the `before` state with every workload the twin
+// has by the end.
+Outcome RunBoth(const std::string& policy, int nodes, const std::string& generators,
+                SimDuration before = SimDuration(), SimDuration after = SimDuration()) {
+  const std::string policy_file = testing::WriteTempFile("agreement-policy.yaml", policy);
+  TwinOptions o;
+  o.policy_files = {policy_file};
+  auto t = Twin::Create(testing::MustParse(testing::SmallScenarioYaml(
+                            nodes, "team-a:0,team-b:0", "generators:\n" + generators)),
+                        o);
+  EXPECT_TRUE(t.ok()) << t.status().message();
+  Outcome out;
+  if (!t.ok()) return out;
+  std::map<std::string, bool> holding;
+  if (before > SimDuration()) {
+    (*t)->RunUntil(kSimStart + before);
+    for (const WorkloadRun& r : (*t)->runs()) holding[r.spec.name] = r.state != RunState::kPending;
+  }
+  out.holding_before = holding;
+  (*t)->RunUntil(kSimStart + after + Minutes(5));
+  for (const WorkloadRun& r : (*t)->runs())
+    out.twin_admitted[r.spec.name] = r.state != RunState::kPending;
+
+  auto input = govern::LoadSimulationFiles(
+      {policy_file,
+       testing::WriteTempFile("agreement-workloads.yaml", WorkloadObjects(**t, holding))});
+  EXPECT_TRUE(input.ok()) << input.status().message();
+  if (!input.ok()) return out;
+  auto result = govern::Simulate(*input, {});
+  EXPECT_TRUE(result.ok()) << result.status().message();
+  if (!result.ok()) return out;
+  for (const govern::SimulatedWorkload& w : result->workloads)
+    out.simulate_admitted[w.name] = w.state == "admitted";
+  return out;
+}
+
+std::string Gen(const std::string& name, const std::string& team, int pods, int gpus,
+                double start_hours = 0) {
+  return testing::Once(name, team, "batch", 1, start_hours,
+                       "pods: " + std::to_string(pods) + ", gpus_per_pod: " + std::to_string(gpus) +
+                           ", duration_hours: 10");
+}
+
+// 16 GPUs, team-a and team-b 8 each. Every workload fits on its own; the cases differ in who
+// borrows and who must wait.
+TEST(SimulateAgreementTest, TwinAndPolicySimulateAdmitTheSameWorkloads) {
+  struct Case {
+    std::string name;
+    std::string generators;
+    std::map<std::string, bool> admitted;  // Hand-worked expectation for both.
+  };
+  const std::vector<Case> cases = {
+      // team-a borrows team-b's idle 8.
+      {"borrow idle quota",
+       Gen("a1", "team-a", 1, 8) + Gen("a2", "team-a", 1, 8),
+       {{"a1-000000", true}, {"a2-000000", true}}},
+      // a2 would borrow the 8 team-b needs for b1: within nominal goes first, a2 waits.
+      {"nominal before borrowing",
+       Gen("a1", "team-a", 1, 8) + Gen("a2", "team-a", 1, 8) + Gen("b1", "team-b", 1, 8),
+       {{"a1-000000", true}, {"a2-000000", false}, {"b1-000000", true}}},
+      // 24 GPUs exceed the whole cohort: never admitted; the 4-GPU jobs are.
+      {"larger than the cohort",
+       Gen("big", "team-a", 3, 8) + Gen("s1", "team-a", 1, 4) + Gen("s2", "team-b", 1, 4),
+       {{"big-000000", false}, {"s1-000000", true}, {"s2-000000", true}}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    Outcome o = RunBoth(testing::TwoTeamPolicyYaml(8, 8, "{}"), 2, c.generators);
+    EXPECT_EQ(o.twin_admitted, c.admitted);
+    EXPECT_EQ(o.simulate_admitted, c.admitted);
+  }
+}
+
+// Reclaim: team-a borrows team-b's idle 8 (a2, admitted after a1); at 1 h b1 asks for team-b's
+// nominal 8 and its queue reclaims (reclaimWithinCohort: Any). Both sides evict the newest
+// borrower, a2, and admit b1. The state simulate starts from is the twin's at 59 minutes.
+TEST(SimulateAgreementTest, ReclaimEvictsTheSameBorrower) {
+  Outcome o = RunBoth(
+      testing::TwoTeamPolicyYaml(8, 8, "{reclaimWithinCohort: Any}"), 2,
+      Gen("a1", "team-a", 1, 8) + Gen("a2", "team-a", 1, 8, 0.1) + Gen("b1", "team-b", 1, 8, 1),
+      Minutes(59), Hours(1));
+  const std::map<std::string, bool> before = {{"a1-000000", true}, {"a2-000000", true}};
+  EXPECT_EQ(o.holding_before, before);  // a2 borrowed before b1 came.
+  const std::map<std::string, bool> want = {
+      {"a1-000000", true}, {"a2-000000", false}, {"b1-000000", true}};
+  EXPECT_EQ(o.twin_admitted, want);
+  EXPECT_EQ(o.simulate_admitted, want);
+}
+
+}  // namespace
+}  // namespace steward::twin
