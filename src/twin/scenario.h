@@ -73,6 +73,14 @@ struct UsageSpec {
 // or application it comes from (Kubernetes' recommended app.kubernetes.io/name).
 inline constexpr std::string_view kGeneratorLabel = "app.kubernetes.io/name";
 
+// One pod set of a generator's workloads (`pod_sets:`, Kueue's spec.podSets): `count` pods of
+// `gpus_per_pod` whole GPUs each.
+struct PodSetSpec {
+  std::string name;
+  int count = 1;
+  int gpus_per_pod = 1;
+};
+
 struct GeneratorSpec {
   std::string name;
   std::string team;
@@ -84,6 +92,10 @@ struct GeneratorSpec {
   ArrivalSpec arrival;
   Distribution pods = Distribution::Constant(1);
   Distribution gpus_per_pod = Distribution::Constant(1);
+  // Several pod sets (e.g. a launcher and workers of different sizes): every workload has them
+  // all, placed as one gang. Then `pods` is their total and `gpus_per_pod` the sizes weighted by
+  // count, so what sizes pools and checks nodes reads them as it reads the short form.
+  std::vector<PodSetSpec> pod_sets;
   Distribution duration_hours = Distribution::Constant(1);
   double checkpoint_interval_minutes = 0;  // 0 = never checkpoints.
   double restore_minutes = 0;

@@ -38,6 +38,66 @@ Status ParseUsage(const Reader& r, const YAML::Node& n, const std::string& path,
 }
 
 // gpu_milli / mig_profile: a pod that takes part of one GPU.
+// pod_sets: [{name, count, gpus_per_pod}], the long form of pods x gpus_per_pod.
+Status ParsePodSets(const Reader& r, const YAML::Node& n, const std::string& path,
+                    GeneratorSpec* g) {
+  const YAML::Node list = n["pod_sets"];
+  const std::string field = path + ".pod_sets";
+  if (n["pods"] || n["gpus_per_pod"])
+    return r.Error(list, field, "give either pod_sets or pods and gpus_per_pod, not both");
+  if (g->kind == model::WorkloadKind::kInference)
+    return r.Error(list, field,
+                   "an inference service's replicas are one pod set: use gpus_per_pod and "
+                   "min_replicas/max_replicas");
+  if (!list.IsSequence() || list.size() == 0)
+    return r.Error(list, field, "must be a non-empty list");
+  std::vector<double> sizes, counts;
+  double total = 0;
+  for (size_t i = 0; i < list.size(); ++i) {
+    const YAML::Node ps = list[i];
+    const std::string at = fmt::format("{}[{}]", field, i);
+    STEWARD_RETURN_IF_ERROR(r.CheckKeys(ps, at, {"name", "count", "gpus_per_pod"}));
+    PodSetSpec s;
+    STEWARD_RETURN_IF_ERROR(r.Get(ps, "name", at, &s.name, true));
+    STEWARD_RETURN_IF_ERROR(r.Get(ps, "count", at, &s.count));
+    STEWARD_RETURN_IF_ERROR(r.Get(ps, "gpus_per_pod", at, &s.gpus_per_pod));
+    if (s.name.empty() || s.name.size() > 63 ||
+        !std::all_of(s.name.begin(), s.name.end(), [](char c) {
+          return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
+        }))
+      return r.Error(ps["name"], at + ".name",
+                     "must be a DNS label (lower-case letters, digits and '-', at most 63)");
+    for (const PodSetSpec& other : g->pod_sets)
+      if (other.name == s.name)
+        return r.Error(ps["name"], at + ".name", fmt::format("pod set '{}' twice", s.name));
+    if (s.count < 1 || s.count > kMaxPodsPerWorkload)
+      return r.Error(ps["count"], at + ".count",
+                     fmt::format("must lie in [1, {:g}]", kMaxPodsPerWorkload));
+    if (s.gpus_per_pod < 1 || s.gpus_per_pod > kMaxGpusPerPod)
+      return r.Error(ps["gpus_per_pod"], at + ".gpus_per_pod",
+                     fmt::format("must lie in [1, {:g}]", kMaxGpusPerPod));
+    total += s.count;
+    if (total > kMaxPodsPerWorkload)
+      return r.Error(ps["count"], at + ".count",
+                     fmt::format("the pod sets hold more than {:g} pods", kMaxPodsPerWorkload));
+    sizes.push_back(s.gpus_per_pod);
+    counts.push_back(s.count);
+    g->pod_sets.push_back(std::move(s));
+  }
+  g->pods = Distribution::Constant(total);
+  if (std::all_of(sizes.begin(), sizes.end(), [&](double v) { return v == sizes[0]; })) {
+    g->gpus_per_pod = Distribution::Constant(sizes[0]);
+  } else {
+    g->gpus_per_pod = Distribution{};
+    g->gpus_per_pod.kind = Distribution::Kind::kChoice;
+    g->gpus_per_pod.values = sizes;
+    g->gpus_per_pod.weights = counts;
+    g->gpus_per_pod.min = *std::min_element(sizes.begin(), sizes.end());
+    g->gpus_per_pod.max = *std::max_element(sizes.begin(), sizes.end());
+  }
+  return Status::Ok();
+}
+
 Status ParseSharing(const Reader& r, const YAML::Node& n, const std::string& path,
                     GeneratorSpec* g) {
   STEWARD_RETURN_IF_ERROR(r.Dist(n, "gpu_milli", path, &g->gpu_milli));
@@ -77,6 +137,7 @@ Status ParseGenerator(const Reader& r, const YAML::Node& n, const std::string& p
                                        "arrival",
                                        "pods",
                                        "gpus_per_pod",
+                                       "pod_sets",
                                        "duration_hours",
                                        "checkpoint_interval_minutes",
                                        "restore_minutes",
@@ -152,6 +213,7 @@ Status ParseGenerator(const Reader& r, const YAML::Node& n, const std::string& p
   STEWARD_RETURN_IF_ERROR(r.Dist(n, "duration_hours", path, &g->duration_hours));
   g->pods.min = std::max(g->pods.min, 1.0);
   g->gpus_per_pod.min = std::max(g->gpus_per_pod.min, 1.0);
+  if (n["pod_sets"]) STEWARD_RETURN_IF_ERROR(ParsePodSets(r, n, path, g));
   g->duration_hours.min = std::max(g->duration_hours.min, 1.0 / 60);
   STEWARD_RETURN_IF_ERROR(
       r.Get(n, "checkpoint_interval_minutes", path, &g->checkpoint_interval_minutes));

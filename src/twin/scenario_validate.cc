@@ -62,8 +62,9 @@ Status CheckPodFits(const Reader& r, const YAML::Node& n, const std::string& pat
                        d.kind == Distribution::Kind::kUniform;
   const double pod = bounded ? LargestDraw(d) : SmallestDraw(d);
   if (pod <= largest) return Status::Ok();
+  const char* field = n["pod_sets"] ? "pod_sets" : "gpus_per_pod";
   return r.Error(
-      n["gpus_per_pod"] ? n["gpus_per_pod"] : n, path + ".gpus_per_pod",
+      n[field] ? n[field] : n, path + "." + field,
       fmt::format(
           "a pod of {:g} GPUs is larger than any node: the largest {}has {} "
           "GPUs, and a pod runs on one node",

@@ -85,6 +85,10 @@ class GeneratorSource final : public WorkloadSource {
       w.max_replicas = spec_.max_replicas;
       w.peak_hour = spec_.peak_hour;
       w.pod_sets = {{"replica", spec_.min_replicas, gpus}};
+    } else if (!spec_.pod_sets.empty()) {
+      // The long form: every pod set as declared (the draws above keep the random stream).
+      for (const PodSetSpec& ps : spec_.pod_sets)
+        w.pod_sets.push_back({ps.name, ps.count, ps.gpus_per_pod});
     } else if (pods > 1) {
       // A distributed job: a gang of identical workers.
       w.pod_sets = {{"worker", pods, gpus}};

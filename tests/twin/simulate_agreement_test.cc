@@ -116,6 +116,14 @@ TEST(SimulateAgreementTest, TwinAndPolicySimulateAdmitTheSameWorkloads) {
       {"nominal before borrowing",
        Gen("a1", "team-a", 1, 8) + Gen("a2", "team-a", 1, 8) + Gen("b1", "team-b", 1, 8),
        {{"a1-000000", true}, {"a2-000000", false}, {"b1-000000", true}}},
+      // Two pod sets (a launcher of 1 GPU and workers 2 x 4) count as 9 GPUs, one more than the
+      // 8 left after a1 and solo: pending in both (counting one pod set would admit it).
+      {"pod sets",
+       Gen("a1", "team-a", 1, 4) + Gen("solo", "team-b", 1, 4) +
+           testing::Once("mp", "team-a", "training", 1, 0,
+                         "duration_hours: 10, pod_sets: [{name: launcher, count: 1, "
+                         "gpus_per_pod: 1}, {name: worker, count: 2, gpus_per_pod: 4}]"),
+       {{"a1-000000", true}, {"solo-000000", true}, {"mp-000000", false}}},
       // 24 GPUs exceed the whole cohort: never admitted; the 4-GPU jobs are.
       {"larger than the cohort",
        Gen("big", "team-a", 3, 8) + Gen("s1", "team-a", 1, 4) + Gen("s2", "team-b", 1, 4),
