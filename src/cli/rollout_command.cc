@@ -2,6 +2,7 @@
 // `run` drives the engine on the twin (a scenario), or through the live control interface
 // against a cluster (--kubeconfig; a plan unless --apply, as `operate`).
 #include <fmt/format.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <array>
@@ -35,6 +36,9 @@ struct RunFlags {
   bool once = false;
   std::string prometheus, prometheus_config;
   bool resume = false, abort = false;
+  // Test hook (tests/e2e/rollout_crash.sh): SIGKILL itself once the run has logged this many
+  // decisions, i.e. right after the step that reached it committed; 0 = never.
+  int64_t kill_after_decisions = 0;
   std::string why = "approved on the command line";
 };
 
@@ -110,6 +114,8 @@ int RunOnTwin(const RunFlags& f, const rollout::RolloutPlan& plan, const std::st
   while (r->status().ok() && r->engine()->Active() && t < horizon) {
     t = std::min(horizon, t + plan.tick);
     twin.RunUntil(t);
+    if (f.kill_after_decisions > 0 && r->engine()->run().decisions >= f.kill_after_decisions)
+      raise(SIGKILL);
     if (f.pace > 0)
       std::this_thread::sleep_for(std::chrono::microseconds(static_cast<int64_t>(f.pace * 1e6)));
   }
@@ -258,6 +264,8 @@ void RegisterRolloutCommands(CLI::App& app) {
                                "A paused rollout (inconclusive gate): accept the batch, go on");
   run->add_flag("--abort", f->abort, "A paused rollout: roll back")->excludes(resume);
   run->add_option("--why", f->why, "Why (--resume/--abort), recorded with the decision");
+  // Hidden: a deterministic kill -9 for the durability test.
+  run->add_option("--test-kill-after-decisions", f->kill_after_decisions)->group("");
   run->callback([f] {
     const int code = RunRollout(*f);
     if (code != 0) Fail(code);
