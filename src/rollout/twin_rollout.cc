@@ -3,6 +3,8 @@
 #include <algorithm>
 
 #include "model/xid_catalog.h"
+#include "rollout/status.h"
+#include "twin/report.h"
 
 namespace steward::rollout {
 namespace {
@@ -18,9 +20,18 @@ Status TwinRollout::Attach(twin::TwinOps& ops) {
   ops_ = &ops;
   control_ = std::make_unique<twin::TwinClusterControl>(ops);
   engine_ = std::make_unique<RolloutEngine>(plan_, commit_, *control_, *this, store_);
-  status_ = engine_->Begin(RolloutEngine::Start::kReplay);
-  next_step_ = ops.Now() + plan_.tick;
+  if (start_ > ops.Now()) {
+    next_step_ = start_;
+    return Status::Ok();
+  }
+  BeginRun();
   return status_;
+}
+
+void TwinRollout::BeginRun() {
+  begun_ = true;
+  status_ = engine_->Begin(RolloutEngine::Start::kReplay);
+  next_step_ = ops_->Now() + plan_.tick;
 }
 
 void TwinRollout::OnSignal(const twin::TwinSignal& s) {
@@ -32,7 +43,12 @@ void TwinRollout::OnSignal(const twin::TwinSignal& s) {
 }
 
 void TwinRollout::OnWake(SimTime now) {
-  if (!status_.ok() || !engine_ || !engine_->Active() || now < next_step_) return;
+  if (!status_.ok() || !engine_ || now < next_step_) return;
+  if (!begun_) {
+    BeginRun();
+    return;
+  }
+  if (!engine_->Active()) return;
   ++steps_;
   status_ = engine_->Step();
   next_step_ = now + plan_.tick;
@@ -63,8 +79,16 @@ void TwinRollout::AnswerPause() {
 }
 
 SimTime TwinRollout::NextDeadline() const {
-  if (!status_.ok() || !engine_ || !engine_->Active()) return SimTime::Never();
+  if (!status_.ok() || !engine_ || (begun_ && !engine_->Active())) return SimTime::Never();
   return next_step_;
+}
+
+void TwinRollout::Contribute(twin::Report& report) const {
+  if (!begun_ || !status_.ok()) return;
+  StatusTextOptions text;
+  text.node_steps = false;
+  report.rollouts.push_back({StatusJson(engine_->run(), engine_->decisions()),
+                             StatusText(engine_->run(), engine_->decisions(), text)});
 }
 
 std::optional<double> TwinRollout::Xids(const std::string& node, SimTime from, SimTime to) {
