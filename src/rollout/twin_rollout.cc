@@ -108,4 +108,25 @@ std::optional<double> TwinRollout::JobFailureRate(const std::vector<std::string>
   return static_cast<double>(failures) / (failures + jobs);
 }
 
+std::function<std::shared_ptr<const nlohmann::json>()> StatusFeed(
+    std::vector<const TwinRollout*> rollouts) {
+  struct Cache {
+    std::vector<int64_t> key;  // Per rollout: -1 before it begins, else its decisions so far.
+    std::shared_ptr<const nlohmann::json> json;
+  };
+  auto cache = std::make_shared<Cache>();
+  return [rollouts = std::move(rollouts), cache]() {
+    std::vector<int64_t> key;
+    for (const TwinRollout* r : rollouts)
+      key.push_back(r->begun() ? r->engine()->run().decisions : -1);
+    if (key == cache->key && (cache->json || rollouts.empty())) return cache->json;
+    cache->key = std::move(key);
+    auto array = std::make_shared<nlohmann::json>(nlohmann::json::array());
+    for (const TwinRollout* r : rollouts)
+      if (r->begun()) array->push_back(StatusJson(r->engine()->run(), r->engine()->decisions()));
+    cache->json = array->empty() ? nullptr : std::move(array);
+    return cache->json;
+  };
+}
+
 }  // namespace steward::rollout

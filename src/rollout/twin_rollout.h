@@ -16,8 +16,10 @@
 // Cost: one engine step per plan tick; signals O(1). Thread-safety: the twin's thread.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -83,5 +85,12 @@ class TwinRollout final : public twin::TwinController, public MetricSource {
   // By node name: times of XIDs, and of XIDs that stopped workloads.
   std::map<std::string, std::vector<SimTime>> xids_, job_failures_;
 };
+
+// The statuses of `rollouts` that have begun, as a JSON array (status.h's StatusJson each), for
+// the dashboard (server::LiveTwinOptions::rollouts): the returned function rebuilds the array
+// only when one of them decided something since its last call, else returns the same pointer;
+// null while none has begun. Call it on the twin's thread.
+std::function<std::shared_ptr<const nlohmann::json>()> StatusFeed(
+    std::vector<const TwinRollout*> rollouts);
 
 }  // namespace steward::rollout
