@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include "rollout/status.h"
 #include "twin/report.h"
 #include "twin/scenario.h"
 #include "twin/twin.h"
@@ -235,6 +236,31 @@ TEST(rollout_ScenarioRolloutsTest, NoisyDriverFailsTheXidGateAndStopsWithTheRoll
   EXPECT_LE(probe->xids["h100-0002"] - at_rollback, 1);
   for (const char* name : {"h100-0003", "h100-0004", "h100-0005"})
     EXPECT_EQ(FindNode(run, name)->upgrades, 0) << name;
+}
+
+// The dashboard's feed: nothing before the rollout begins; then the statuses, rebuilt only when
+// the engine decided something (the same pointer in between).
+TEST(rollout_ScenarioRolloutsTest, StatusFeedRebuildsOnlyOnNewDecisions) {
+  auto twin = MakeTwin(Scenario(
+      "    - {pool: h100, at_hours: 1, first_node: 2, nodes: 4, driver_version: \"blind\",\n"
+      "       advertises_gpus: false, gated: true}\n"));
+  Result<std::vector<TwinRollout*>> attached = AttachScenarioRollouts(*twin);
+  ASSERT_TRUE(attached.ok()) << attached.status().ToString();
+  const TwinRollout* r = attached->front();
+  auto feed = StatusFeed({r});
+  twin->RunUntil(kSimStart + Minutes(30));
+  EXPECT_EQ(feed(), nullptr);
+  twin->RunUntil(kSimStart + Hours(1) + Minutes(1));
+  std::shared_ptr<const nlohmann::json> first = feed();
+  ASSERT_NE(first, nullptr);
+  ASSERT_EQ(first->size(), 1u);
+  EXPECT_EQ((*first)[0], StatusJson(r->engine()->run(), r->engine()->decisions()));
+  EXPECT_EQ(feed(), first);  // Nothing decided since.
+  twin->RunUntil(twin->horizon());
+  std::shared_ptr<const nlohmann::json> last = feed();
+  EXPECT_NE(last, first);
+  EXPECT_EQ((*last)[0]["state"], "rolled_back");
+  EXPECT_EQ(feed(), last);
 }
 
 }  // namespace
