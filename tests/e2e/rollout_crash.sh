@@ -43,7 +43,8 @@ PY
 run_and_kill() {
   local plan=$1 db=$2 n=$3
   local code=0
-  "$bin" rollout run "$ex/$plan.yaml" --state "$db" --test-kill-after-decisions "$n" \
+  # In a subshell, so the shell's "Killed" notice goes to the log too.
+  ("$bin" rollout run "$ex/$plan.yaml" --state "$db" --test-kill-after-decisions "$n" || exit $?) \
     >"$tmp/killed.log" 2>&1 || code=$?
   [ "$code" = 137 ] || fail "$plan: not killed at $n decisions (exit $code)"
   [ "$(field "$db" "s['state']")" = running ] || fail "$plan: killed after it finished"
