@@ -108,4 +108,9 @@ steward_module(operate DEPS live http health reclaim telemetry control store mod
 # Gated rollouts of GPU-stack changes (docs/rollout.md): the plan, the engine over
 # control::ClusterControl, its SQLite state, and the engine as a twin controller.
 steward_module(rollout DEPS twin control store model)
+# Test-only: server_tests check /api/rollouts with the rollout engine running in the twin
+# (tests/server/rollouts_api_test.cc); the server itself only takes the statuses as JSON.
+if(TARGET server_tests)
+  target_link_libraries(server_tests PRIVATE steward_rollout)
+endif()
 set(STEWARD_CLI_DEPS rollout operate snapshot audit_live live kubefront server diagnose reclaim tidal twin control audit place govern telemetry health cost store model)

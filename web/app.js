@@ -552,6 +552,52 @@ async function loadTenancy() {
   }
 }
 
+// ---- Rollouts --------------------------------------------------------------------------------
+
+// The rollouts the engine runs in the twin (/api/rollouts, the shape of `steward rollout status
+// --json`): per rollout its state and counts, each batch with its nodes and their states, every
+// gate's last value against its conditions with the verdict, and the latest batch, gate and
+// rollout decisions with their reasons. The panel stays hidden until a rollout has begun.
+const ROLLOUT_DECISIONS = 12;
+function renderRollouts(body) {
+  const list = body.rollouts || [];
+  $("#rollouts-panel").hidden = list.length === 0;
+  if (!list.length) return;
+  setHtml($("#rollouts"), list.map((r) => {
+    const nodeState = new Map(r.nodes.map((n) => [n.name, n.state || "untouched"]));
+    const rows = r.batches.map((b) => {
+      const nodes = b.nodes.map((n) =>
+        `<span class="node" data-node="${esc(n)}">${esc(n)} <i>${esc(nodeState.get(n) || "")}</i></span>`).join(" ");
+      const gates = b.gates.length ? b.gates : [null];
+      return gates.map((g, i) => `<tr data-batch="${esc(b.name)}"${g ? ` data-gate="${esc(g.name)}"` : ""}>` +
+        (i === 0 ? `<td rowspan="${gates.length}">${esc(b.name)}</td>` +
+                   `<td rowspan="${gates.length}" class="batch-state">${esc(b.state)}</td>` +
+                   `<td rowspan="${gates.length}" class="nodes">${nodes}</td>` : "") +
+        (g ? `<td>${esc(g.name)}</td><td>${esc(g.metric)}</td>` +
+             `<td class="value">${g.value === null ? "\u2013" : String(Number(Number(g.value).toPrecision(4)))}</td>` +
+             `<td>${esc(g.success_condition || "\u2013")}</td><td>${esc(g.failure_condition || "\u2013")}</td>` +
+             `<td class="verdict v-${esc(g.verdict)}">${esc(g.verdict)}</td><td>${g.tally.measurements}</td>`
+           : '<td colspan="7">no gates</td>') + "</tr>").join("");
+    }).join("");
+    const decisions = r.log.filter((d) => d.kind !== "node").slice(-ROLLOUT_DECISIONS).reverse();
+    return `<div class="rollout" data-plan="${esc(r.plan)}" data-state="${esc(r.state)}">` +
+      `<h3>${esc(r.plan)}: ${esc(r.component)} ${esc(r.previous_version)} \u2192 ${esc(r.version)} ` +
+      `<span class="rollout-state st-${esc(r.state)}">${esc(r.state)}</span></h3>` +
+      `<div class="chips"><span class="chip" data-key="nodes_upgraded">upgraded: ${r.nodes_upgraded}</span>` +
+      `<span class="chip" data-key="nodes_rolled_back">rolled back: ${r.nodes_rolled_back}</span>` +
+      `<span class="chip" data-key="max_unavailable_seen">max unavailable seen: ${r.max_unavailable_seen} of ${r.max_unavailable}</span>` +
+      `<span class="chip">${esc(r.reason)}</span></div>` +
+      '<table class="batches"><thead><tr><th>batch</th><th>state</th><th>nodes</th><th>gate</th><th>metric</th>' +
+      "<th>value</th><th>success</th><th>failure</th><th>verdict</th><th>measured</th></tr></thead>" +
+      `<tbody>${rows}</tbody></table>` +
+      '<table class="decisions"><thead><tr><th>#</th><th>time</th><th>kind</th><th>object</th><th>from \u2192 to</th><th>reason</th></tr></thead><tbody>' +
+      decisions.map((d) => `<tr data-seq="${d.seq}"><td>${d.seq}</td><td>${fmtSim(d.at_us / 3.6e9)}</td>` +
+        `<td>${esc(d.kind)}</td><td>${esc(d.object)}</td><td>${esc(d.from || "\u2013")} \u2192 ${esc(d.to || "\u2013")}</td>` +
+        `<td>${esc(d.reason)}</td></tr>`).join("") +
+      "</tbody></table></div>";
+  }).join(""));
+}
+
 // ---- Polling ---------------------------------------------------------------------------------
 
 let inFlight = false;
@@ -560,9 +606,10 @@ async function refresh() {
   inFlight = true;
   try {
     const racksPath = heatmapWantsNodes() ? "/api/racks" : "/api/racks?nodes=false";
-    const [o, q, r, ts, inc, cost] = await Promise.all([
+    const [o, q, r, ts, inc, cost, ro] = await Promise.all([
       api("/api/overview"), api("/api/queues"), api(racksPath),
-      api("/api/timeseries?max_points=600"), api("/api/incidents"), api("/api/cost")]);
+      api("/api/timeseries?max_points=600"), api("/api/incidents"), api("/api/cost"),
+      api("/api/rollouts")]);
     renderOverview(o);
     renderQueues(q.queues);
     renderHeatmap(r.racks);
@@ -571,6 +618,7 @@ async function refresh() {
     renderIncidentSummary(inc);
     renderRemediation(o);
     renderCost(cost);
+    renderRollouts(ro);
     fillFilters(q.queues, o);
     await Promise.all([loadWorkloads(), loadNode()]);
     document.body.dataset.ready = "1";

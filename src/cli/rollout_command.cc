@@ -2,6 +2,7 @@
 // `run` drives the engine on the twin (a scenario), or through the live control interface
 // against a cluster (--kubeconfig; a plan unless --apply, as `operate`).
 #include <fmt/format.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <array>
@@ -18,6 +19,7 @@
 #include "cli/twin_setup.h"
 #include "rollout/plan.h"
 #include "rollout/rollout_store.h"
+#include "rollout/status.h"
 #include "rollout/twin_rollout.h"
 
 namespace steward::cli {
@@ -34,6 +36,9 @@ struct RunFlags {
   bool once = false;
   std::string prometheus, prometheus_config;
   bool resume = false, abort = false;
+  // Test hook (tests/e2e/rollout_crash.sh): SIGKILL itself once the run has logged this many
+  // decisions, i.e. right after the step that reached it committed; 0 = never.
+  int64_t kill_after_decisions = 0;
   std::string why = "approved on the command line";
 };
 
@@ -70,63 +75,11 @@ std::string PlanCommit(const std::string& plan_path) {
   return dirty.empty() ? head : head + "+dirty";
 }
 
-nlohmann::json StatusJson(const rollout::RolloutRun& run,
-                          const std::vector<rollout::Decision>& decisions) {
-  nlohmann::json j = rollout::ToJson(run);
-  nlohmann::json log = nlohmann::json::array();
-  for (const rollout::Decision& d : decisions)
-    log.push_back({{"seq", d.seq},
-                   {"at_us", d.at.micros()},
-                   {"commit", d.commit},
-                   {"kind", d.kind},
-                   {"object", d.object},
-                   {"from", d.from},
-                   {"to", d.to},
-                   {"reason", d.reason}});
-  j["log"] = std::move(log);
-  return j;
-}
-
-std::string Hours(SimTime t) {
-  return t.is_never() ? "-" : fmt::format("{:.2f}h", t.ToSeconds() / 3600);
-}
-
 void PrintStatus(const rollout::RolloutRun& run, const std::vector<rollout::Decision>& decisions,
                  size_t last_decisions) {
-  fmt::print("rollout {}: {} {} -> {} (commit {})\n", run.plan_name, run.component,
-             run.previous_version, run.version, run.plan_commit);
-  fmt::print("state: {}{}\n", rollout::RolloutStateName(run.state),
-             run.reason.empty() ? "" : fmt::format(" ({})", run.reason));
-  fmt::print("nodes upgraded {}, rolled back {}; max unavailable seen {} of {}\n",
-             run.nodes_upgraded, run.nodes_rolled_back, run.max_unavailable_seen,
-             run.max_unavailable);
-  for (const rollout::BatchRun& b : run.batches) {
-    // The first nodes of a big batch (all of them are in --json).
-    constexpr size_t kShown = 8;
-    const std::vector<std::string> shown(b.nodes.begin(),
-                                         b.nodes.begin() + std::min(kShown, b.nodes.size()));
-    fmt::print(
-        "  batch {:<12} {:<12} {} node(s): {}{}\n", b.name, rollout::BatchStateName(b.state),
-        b.nodes.size(), fmt::join(shown, ", "),
-        b.nodes.size() > kShown ? fmt::format(", ... ({} more)", b.nodes.size() - kShown) : "");
-    for (const rollout::GateRun& g : b.gates) {
-      const std::string value = g.measurements.empty() || !g.measurements.back().value
-                                    ? "-"
-                                    : fmt::format("{:.4g}", *g.measurements.back().value);
-      fmt::print("    gate {:<20} {:<12} {} = {} (success: {}; failure: {}; {} measured)\n", g.name,
-                 rollout::VerdictName(g.verdict), g.metric, value,
-                 g.success_condition.empty() ? "-" : g.success_condition,
-                 g.failure_condition.empty() ? "-" : g.failure_condition, g.tally.measurements);
-    }
-  }
-  const size_t from = decisions.size() > last_decisions ? decisions.size() - last_decisions : 0;
-  if (from < decisions.size())
-    fmt::print("decisions ({} of {}):\n", decisions.size() - from, decisions.size());
-  for (size_t i = from; i < decisions.size(); ++i) {
-    const rollout::Decision& d = decisions[i];
-    fmt::print("  #{:<4} {:>8} {:<11} {:<24} {} -> {}: {}\n", d.seq, Hours(d.at), d.kind, d.object,
-               d.from.empty() ? "\"\"" : d.from, d.to.empty() ? "\"\"" : d.to, d.reason);
-  }
+  rollout::StatusTextOptions o;
+  o.last_decisions = last_decisions;
+  fmt::print("{}", rollout::StatusText(run, decisions, o));
 }
 
 int RunOnTwin(const RunFlags& f, const rollout::RolloutPlan& plan, const std::string& commit,
@@ -161,6 +114,8 @@ int RunOnTwin(const RunFlags& f, const rollout::RolloutPlan& plan, const std::st
   while (r->status().ok() && r->engine()->Active() && t < horizon) {
     t = std::min(horizon, t + plan.tick);
     twin.RunUntil(t);
+    if (f.kill_after_decisions > 0 && r->engine()->run().decisions >= f.kill_after_decisions)
+      raise(SIGKILL);
     if (f.pace > 0)
       std::this_thread::sleep_for(std::chrono::microseconds(static_cast<int64_t>(f.pace * 1e6)));
   }
@@ -173,7 +128,7 @@ int RunOnTwin(const RunFlags& f, const rollout::RolloutPlan& plan, const std::st
     fmt::print(stderr, "steward rollout run: the scenario's horizon ({:.1f}h) came first\n",
                horizon.ToSeconds() / 3600);
   if (f.json) {
-    fmt::print("{}\n", StatusJson(run, r->engine()->decisions()).dump(2));
+    fmt::print("{}\n", rollout::StatusJson(run, r->engine()->decisions()).dump(2));
   } else {
     PrintStatus(run, r->engine()->decisions(), 0);
   }
@@ -251,7 +206,7 @@ int ShowStatus(const std::string& path, bool json) {
     return kExitFailure;
   }
   if (json)
-    fmt::print("{}\n", StatusJson(**run, *decisions).dump(2));
+    fmt::print("{}\n", rollout::StatusJson(**run, *decisions).dump(2));
   else
     PrintStatus(**run, *decisions, 20);
   return 0;
@@ -309,6 +264,8 @@ void RegisterRolloutCommands(CLI::App& app) {
                                "A paused rollout (inconclusive gate): accept the batch, go on");
   run->add_flag("--abort", f->abort, "A paused rollout: roll back")->excludes(resume);
   run->add_option("--why", f->why, "Why (--resume/--abort), recorded with the decision");
+  // Hidden: a deterministic kill -9 for the durability test.
+  run->add_option("--test-kill-after-decisions", f->kill_after_decisions)->group("");
   run->callback([f] {
     const int code = RunRollout(*f);
     if (code != 0) Fail(code);

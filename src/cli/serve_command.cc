@@ -108,8 +108,8 @@ void Serve(const ServeArgs& a) {
     // twin (which checks the run alone) is built.
     twin::Scenario sized = *scenario;
     if (a.days > 0) sized.horizon_days = a.days;
-    const int64_t limit = options.memory_limit_bytes == 0 ? twin::DefaultMemoryLimit()
-                                                          : options.memory_limit_bytes;
+    const int64_t limit =
+        options.memory_limit_bytes == 0 ? twin::DefaultMemoryLimit() : options.memory_limit_bytes;
     if (Status s = twin::CheckMemory(sized, twin::EstimateMemory(sized, /*served=*/true), limit);
         !s.ok())
       Die(s.message());
@@ -121,6 +121,8 @@ void Serve(const ServeArgs& a) {
 
   server::LiveTwinOptions live_options;
   live_options.remediation = setup->remediation;
+  if (!setup->rollouts.empty())
+    live_options.rollouts = rollout::StatusFeed({setup->rollouts.begin(), setup->rollouts.end()});
   live_options.speed = a.speed;
   live_options.dcgm_interval_seconds = a.dcgm_interval;
   live_options.currency = prices.currency();

@@ -203,6 +203,11 @@ void RunTwin(const RunArgs& a) {
     std::cerr << "steward: reclaim: " << setup->reclaim->status().message() << "\n";
     Fail();
   }
+  for (const rollout::TwinRollout* r : setup->rollouts)
+    if (!r->status().ok()) {
+      std::cerr << "steward: rollout: " << r->status().message() << "\n";
+      Fail();
+    }
   if (!a.html.empty()) {
     std::ofstream out(a.html, std::ios::binary);
     out << twin::ToHtml(report);

@@ -4,6 +4,8 @@
 
 #include <cstdlib>
 
+#include "rollout/scenario_rollouts.h"
+
 namespace steward::cli {
 
 Result<TwinSetup> CreateTwin(twin::Scenario scenario, const twin::TwinOptions& options,
@@ -14,6 +16,7 @@ Result<TwinSetup> CreateTwin(twin::Scenario scenario, const twin::TwinOptions& o
                            health::AttachRemediation(*setup.twin, remediation_db));
   STEWARD_ASSIGN_OR_RETURN(setup.reclaim, reclaim::AttachReclaim(*setup.twin));
   STEWARD_ASSIGN_OR_RETURN(setup.tidal, tidal::AttachTidal(*setup.twin));
+  STEWARD_ASSIGN_OR_RETURN(setup.rollouts, rollout::AttachScenarioRollouts(*setup.twin));
   return setup;
 }
 

@@ -1,6 +1,7 @@
 // How every command builds a twin: the scenario's twin plus the controllers its scenario asks
-// for (the remediation loop, idle reclaim, tidal lending), so `twin run`, `twin explain`, `twin
-// nodes`, `health overview`, `serve` and `metrics serve` all simulate the same world.
+// for (the remediation loop, idle reclaim, tidal lending, the gated driver rollouts), so `twin
+// run`, `twin explain`, `twin nodes`, `health overview`, `serve` and `metrics serve` all simulate
+// the same world.
 #pragma once
 
 #include <memory>
@@ -9,6 +10,7 @@
 #include "health/remediation/twin_remediation.h"
 #include "model/status.h"
 #include "reclaim/idle_reclaimer.h"
+#include "rollout/twin_rollout.h"
 #include "store/event_log.h"
 #include "tidal/twin_tidal.h"
 #include "twin/twin.h"
@@ -20,6 +22,8 @@ struct TwinSetup {
   health::TwinRemediation* remediation = nullptr;  // Owned by the twin; null when disabled.
   reclaim::IdleReclaimer* reclaim = nullptr;       // Owned by the twin; null when disabled.
   tidal::TwinTidal* tidal = nullptr;               // Owned by the twin; null without tidal:.
+  // The gated faults.driver_rollouts entries (rollout/scenario_rollouts.h); owned by the twin.
+  std::vector<rollout::TwinRollout*> rollouts;
 };
 
 // `remediation_db`: the remediation store (SQLite); ":memory:" keeps it in memory.

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "health/remediation/twin_remediation.h"
 #include "kube/lease.h"
 #include "kube/meta.h"
@@ -223,10 +225,26 @@ void TwinMirror::SyncWorkload(const twin::Twin& twin, const twin::WorkloadRun& r
   }
 
   // Pods: one object per placed pod; the mirror remembers when each appeared and started.
+  // Pods gone since the last sync are deleted first: a pod placed again under the same name (a
+  // StatefulSet's <name>-0 after an eviction) is a new object, which the deletion of its
+  // predecessor must not take with it.
+  const std::vector<PodRef> placed = PodsOf(run);
+  for (auto it = ws.published_pods.begin(); it != ws.published_pods.end();) {
+    const int32_t pod_id = it->first;
+    if (std::any_of(placed.begin(), placed.end(),
+                    [&](const PodRef& ref) { return ref.allocation->pod_id == pod_id; })) {
+      ++it;
+      continue;
+    }
+    Delete(out, ids_.pods, w.namespace_name, it->second.name);
+    pods_by_name_.erase(w.namespace_name + "/" + it->second.name);
+    pod_overlays_.erase(pod_id);
+    it = ws.published_pods.erase(it);
+  }
   std::map<int32_t, PodState> next;
   int running = 0;
   int healthy = 0;  // Running and not being deleted (what a budget counts).
-  for (const PodRef& ref : PodsOf(run)) {
+  for (const PodRef& ref : placed) {
     const twin::PodAllocation& a = *ref.allocation;
     auto it = ws.published_pods.find(a.pod_id);
     PodState st;
@@ -259,12 +277,6 @@ void TwinMirror::SyncWorkload(const twin::Twin& twin, const twin::WorkloadRun& r
     }
     Put(out, ids_.pods, kube::ToJson(pod));
     next[a.pod_id] = std::move(st);
-  }
-  for (auto& [pod_id, st] : ws.published_pods) {
-    if (next.count(pod_id)) continue;
-    Delete(out, ids_.pods, w.namespace_name, st.name);
-    pods_by_name_.erase(w.namespace_name + "/" + st.name);
-    pod_overlays_.erase(pod_id);
   }
   ws.published_pods = std::move(next);
 

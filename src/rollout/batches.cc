@@ -17,6 +17,8 @@ std::vector<control::NodeInfo> TargetNodes(const RolloutPlan& plan,
       auto it = n.labels.find(k);
       match = match && it != n.labels.end() && it->second == v;
     }
+    if (!plan.nodes.empty())
+      match = match && std::find(plan.nodes.begin(), plan.nodes.end(), n.name) != plan.nodes.end();
     if (match) out.push_back(n);
   }
   std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.name < b.name; });

@@ -17,7 +17,8 @@
 
 namespace steward::rollout {
 
-// Nodes with every selector label, in name order.
+// Nodes with every selector label (and among the plan's explicit `nodes`, if any), in name
+// order.
 std::vector<control::NodeInfo> TargetNodes(const RolloutPlan& plan,
                                            const std::vector<control::NodeInfo>& nodes);
 

@@ -54,6 +54,9 @@ struct RolloutPlan {
   std::string previous_version;  // The version rollback returns to ("" = each node's own).
   std::string scenario;          // Twin scenario for `rollout run` without one (relative path).
   std::map<std::string, std::string> selector;  // Node labels every target node has.
+  // Explicit target nodes as well (a gated faults.driver_rollouts batch of the twin,
+  // scenario_rollouts.h); empty = every node with the selector's labels. Not read from YAML.
+  std::vector<std::string> nodes;
   std::vector<BatchSpec> batches;
   int max_parallel = 1;  // Nodes upgrading at once (0 = no limit), as maxParallelUpgrades.
   // As the GPU Operator's maxUnavailable: a count, or percent of the target nodes rounded up.

@@ -3,6 +3,8 @@
 #include <algorithm>
 
 #include "model/xid_catalog.h"
+#include "rollout/status.h"
+#include "twin/report.h"
 
 namespace steward::rollout {
 namespace {
@@ -18,9 +20,18 @@ Status TwinRollout::Attach(twin::TwinOps& ops) {
   ops_ = &ops;
   control_ = std::make_unique<twin::TwinClusterControl>(ops);
   engine_ = std::make_unique<RolloutEngine>(plan_, commit_, *control_, *this, store_);
-  status_ = engine_->Begin(RolloutEngine::Start::kReplay);
-  next_step_ = ops.Now() + plan_.tick;
+  if (start_ > ops.Now()) {
+    next_step_ = start_;
+    return Status::Ok();
+  }
+  BeginRun();
   return status_;
+}
+
+void TwinRollout::BeginRun() {
+  begun_ = true;
+  status_ = engine_->Begin(RolloutEngine::Start::kReplay);
+  next_step_ = ops_->Now() + plan_.tick;
 }
 
 void TwinRollout::OnSignal(const twin::TwinSignal& s) {
@@ -32,7 +43,12 @@ void TwinRollout::OnSignal(const twin::TwinSignal& s) {
 }
 
 void TwinRollout::OnWake(SimTime now) {
-  if (!status_.ok() || !engine_ || !engine_->Active() || now < next_step_) return;
+  if (!status_.ok() || !engine_ || now < next_step_) return;
+  if (!begun_) {
+    BeginRun();
+    return;
+  }
+  if (!engine_->Active()) return;
   ++steps_;
   status_ = engine_->Step();
   next_step_ = now + plan_.tick;
@@ -63,8 +79,16 @@ void TwinRollout::AnswerPause() {
 }
 
 SimTime TwinRollout::NextDeadline() const {
-  if (!status_.ok() || !engine_ || !engine_->Active()) return SimTime::Never();
+  if (!status_.ok() || !engine_ || (begun_ && !engine_->Active())) return SimTime::Never();
   return next_step_;
+}
+
+void TwinRollout::Contribute(twin::Report& report) const {
+  if (!begun_ || !status_.ok()) return;
+  StatusTextOptions text;
+  text.node_steps = false;
+  report.rollouts.push_back({StatusJson(engine_->run(), engine_->decisions()),
+                             StatusText(engine_->run(), engine_->decisions(), text)});
 }
 
 std::optional<double> TwinRollout::Xids(const std::string& node, SimTime from, SimTime to) {
@@ -82,6 +106,27 @@ std::optional<double> TwinRollout::JobFailureRate(const std::vector<std::string>
   }
   if (failures + jobs == 0) return 0.0;
   return static_cast<double>(failures) / (failures + jobs);
+}
+
+std::function<std::shared_ptr<const nlohmann::json>()> StatusFeed(
+    std::vector<const TwinRollout*> rollouts) {
+  struct Cache {
+    std::vector<int64_t> key;  // Per rollout: -1 before it begins, else its decisions so far.
+    std::shared_ptr<const nlohmann::json> json;
+  };
+  auto cache = std::make_shared<Cache>();
+  return [rollouts = std::move(rollouts), cache]() {
+    std::vector<int64_t> key;
+    for (const TwinRollout* r : rollouts)
+      key.push_back(r->begun() ? r->engine()->run().decisions : -1);
+    if (key == cache->key && (cache->json || rollouts.empty())) return cache->json;
+    cache->key = std::move(key);
+    auto array = std::make_shared<nlohmann::json>(nlohmann::json::array());
+    for (const TwinRollout* r : rollouts)
+      if (r->begun()) array->push_back(StatusJson(r->engine()->run(), r->engine()->decisions()));
+    cache->json = array->empty() ? nullptr : std::move(array);
+    return cache->json;
+  };
 }
 
 }  // namespace steward::rollout

@@ -9,11 +9,17 @@
 //   auto* r = twin.AddController(std::make_unique<TwinRollout>(plan, commit, store.get()));
 //   twin.RunUntil(...);   // until !r->engine()->Active()
 //
+// `rollout run PLAN SCENARIO` attaches one; so does every twin whose scenario has a gated
+// faults.driver_rollouts entry (scenario_rollouts.h), starting at the entry's time. Its status
+// goes into the twin's report (Contribute; rollout/status.h's shape).
+//
 // Cost: one engine step per plan tick; signals O(1). Thread-safety: the twin's thread.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -37,12 +43,17 @@ class TwinRollout final : public twin::TwinController, public MetricSource {
     answer_why_ = std::move(why);
   }
 
+  // Begins the run at simulated time `at` instead of when attached. REQUIRES: before Attach.
+  void set_start(SimTime at) { start_ = at; }
+
   std::string_view Name() const override { return "rollout"; }
   Status Attach(twin::TwinOps& ops) override;
   void OnSignal(const twin::TwinSignal& signal) override;
   void OnWake(SimTime now) override;
   SimTime NextDeadline() const override;
   Status status() const override { return status_; }
+  // The run's status (rollout/status.h) in the report's rollout section, once it has begun.
+  void Contribute(twin::Report& report) const override;
 
   std::optional<double> Xids(const std::string& node, SimTime from, SimTime to) override;
   std::optional<double> JobFailureRate(const std::vector<std::string>& nodes, SimTime from,
@@ -50,6 +61,8 @@ class TwinRollout final : public twin::TwinController, public MetricSource {
 
   // Null until attached.
   const RolloutEngine* engine() const { return engine_.get(); }
+  // The run has begun (its start time came): engine()->run() is the rollout's.
+  bool begun() const { return begun_; }
   // Steps run so far (for pacing in the CLI).
   int64_t steps() const { return steps_; }
 
@@ -61,6 +74,9 @@ class TwinRollout final : public twin::TwinController, public MetricSource {
   std::unique_ptr<twin::TwinClusterControl> control_;
   std::unique_ptr<RolloutEngine> engine_;
   Status status_;
+  SimTime start_;  // Default: kSimStart, i.e. at once.
+  bool begun_ = false;
+  void BeginRun();
   int64_t steps_ = 0;
   std::optional<RolloutEngine::Answer> answer_;
   std::string answer_why_;
@@ -69,5 +85,12 @@ class TwinRollout final : public twin::TwinController, public MetricSource {
   // By node name: times of XIDs, and of XIDs that stopped workloads.
   std::map<std::string, std::vector<SimTime>> xids_, job_failures_;
 };
+
+// The statuses of `rollouts` that have begun, as a JSON array (status.h's StatusJson each), for
+// the dashboard (server::LiveTwinOptions::rollouts): the returned function rebuilds the array
+// only when one of them decided something since its last call, else returns the same pointer;
+// null while none has begun. Call it on the twin's thread.
+std::function<std::shared_ptr<const nlohmann::json>()> StatusFeed(
+    std::vector<const TwinRollout*> rollouts);
 
 }  // namespace steward::rollout

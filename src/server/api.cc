@@ -468,6 +468,13 @@ json TenancyJson(const audit::AuditResult* tenancy) {
   return j;
 }
 
+// GET /api/rollouts: the rollouts the engine runs in the twin (gated faults.driver_rollouts
+// entries, from their start), each in the shape of `steward rollout status --json`.
+json RolloutsJson(const Snapshot& s) {
+  return {{"sim_hours", s.overview.sim_seconds / 3600},
+          {"rollouts", s.rollouts ? *s.rollouts : json::array()}};
+}
+
 // Splits "/api/a/b" into {"a", "b"}.
 std::vector<std::string> Segments(std::string_view path) {
   std::vector<std::string> out;
@@ -532,6 +539,11 @@ HttpReply HandleApi(LiveTwin& live, const HttpRequest& r, const std::vector<std:
       return JsonReply(TenancyJson(live.tenancy()));
     }
     if (what == "timeseries") return get ? GetTimeseries(s, p) : MethodNotAllowed(r, "GET");
+    if (what == "rollouts") {
+      if (!get) return MethodNotAllowed(r, "GET");
+      API_CHECK_PARAMS(p);
+      return JsonReply(RolloutsJson(s));
+    }
   }
   if (seg.size() == 3 && what == "nodes") {
     if (!get) return MethodNotAllowed(r, "GET");

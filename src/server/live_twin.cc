@@ -186,6 +186,7 @@ void LiveTwin::Publish(bool full) {
   // snapshot_ is only written on this thread, so reading it here needs no lock.
   if (snapshot_) markers_.Observe(*snapshot_, *snap, now.ToHours());
   snap->markers = markers_.list();
+  if (options_.rollouts) snap->rollouts = options_.rollouts();
   // The exporter walks every GPU (a few ms at 10^4 GPUs), so it runs at dcgm-exporter's
   // cadence in simulated time, not at every publish; the page is rendered by the first scrape
   // after a refresh and shared by every other (RenderedText).

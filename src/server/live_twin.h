@@ -52,6 +52,10 @@ struct LiveTwinOptions {
   // The GPU stack checks over the twin's nodes (Snapshot::stack_findings) run when at least
   // this much simulated time has passed; <= 0 = off.
   double stack_health_interval_seconds = 60;
+  // The rollouts running in the twin (Snapshot::rollouts, GET /api/rollouts): called on the
+  // simulation thread at every publish; returns the statuses as a JSON array, the same pointer
+  // while nothing changed (the caller caches). Unset = none (rollout/ is above this module).
+  std::function<std::shared_ptr<const nlohmann::json>()> rollouts;
 };
 
 class LiveTwin {

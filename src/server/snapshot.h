@@ -12,6 +12,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -227,6 +228,10 @@ struct Snapshot {
   // refresh). Set by LiveTwin's publish; null = render per request.
   std::shared_ptr<const RenderedText> overview_json;
   std::shared_ptr<const RenderedText> dcgm_text;
+  // The rollouts the engine runs in the twin (GET /api/rollouts): a JSON array of their
+  // statuses in the shape of `steward rollout status --json` (rollout/status.h), from
+  // LiveTwinOptions::rollouts. Null without any.
+  std::shared_ptr<const nlohmann::json> rollouts;
 };
 
 // Inputs of BuildSnapshot that the twin does not know.

@@ -7,6 +7,7 @@
 
 #include "audit/report.h"
 #include "model/text.h"
+#include "twin/report_rollouts.h"
 #include "twin/tenancy.h"
 
 namespace steward::twin {
@@ -265,6 +266,11 @@ nlohmann::json ToJson(const Report& r) {
                                  {"p50", R(r.tidal.training_jct_seconds.p50, 0)},
                                  {"p95", R(r.tidal.training_jct_seconds.p95, 0)}};
   }
+  if (!r.rollouts.empty()) {
+    json rollouts = json::array();
+    for (const RolloutSection& section : r.rollouts) rollouts.push_back(section.status);
+    j["rollouts"] = std::move(rollouts);
+  }
   const Fragmentation& f = r.fragmentation;
   j["fragmentation"] = {{"free_gpus", f.free_gpus},
                         {"stranded_free_gpus", f.stranded_free_gpus},
@@ -464,6 +470,7 @@ std::string ToText(const Report& r) {
     out += "\nServing and tidal lending\n";
     for (const auto& [k, v] : TidalLines(r.tidal)) line(k, v);
   }
+  out += RolloutsText(r.rollouts);
   out += "\nPending by reason\n";
   for (const auto& [reason, n] : r.pending_by_reason) line(reason, std::to_string(n));
   out += "\nQueue wait by tier (seconds)      count      p50      p95      p99\n";
@@ -719,6 +726,7 @@ std::string ToHtml(const Report& r) {
                        model::HtmlEscape(v));
     h += "</table>\n";
   }
+  h += RolloutsHtml(r.rollouts);
   if (r.tenancy) h += TenancyHtml(*r.tenancy) + "\n";
   h += fmt::format(
       "<p>{} events &middot; {} workloads submitted, {} completed, {} interruptions ({:.0f} "

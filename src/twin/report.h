@@ -226,6 +226,16 @@ struct TidalReport {
   Percentiles training_jct_seconds;  // Submit to completion of finished training workloads.
 };
 
+// A rollout the rollout engine ran in the twin (a gated faults.driver_rollouts entry, or
+// `rollout run`'s plan): filled by its controller (rollout/twin_rollout.h) with the status as
+// `steward rollout status` shows it (rollout/status.h), so the report, the status command and
+// the dashboard share one shape. Present only when a rollout ran, so other reports are
+// unchanged.
+struct RolloutSection {
+  nlohmann::json status;  // The shape of `steward rollout status --json`.
+  std::string text;       // Its text form, without per-node steps.
+};
+
 struct Report {
   std::string scenario;
   uint64_t seed = 0;
@@ -276,6 +286,7 @@ struct Report {
   ReclaimReport reclaim;
   SchedulerReport scheduler;
   TidalReport tidal;
+  std::vector<RolloutSection> rollouts;
   std::vector<TimePoint> series;
   // The scenario's tenant isolation audit (twin/tenancy.h); absent without a tenancy section.
   std::optional<audit::AuditResult> tenancy;

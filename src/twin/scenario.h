@@ -190,9 +190,27 @@ struct RackEventSpec {
   int xid = 74;
 };
 
-// A driver version rolled out to a batch of one pool's nodes at a time. A bad version raises
-// the batch's XID rates (xid_rate_multiplier) or stops the device plugin from advertising GPUs.
-// A repaired node is re-imaged to the pool's version.
+// How the rollout engine (docs/rollout.md) runs a gated driver rollout in the twin: the batch's
+// first `canary_nodes` nodes, then the rest, each soaked and then gated on the XID rate against
+// the nodes the rollout never touched, the schedulable share of the batch's GPUs and the job
+// failure rate; a failed gate (or a node failing validation) rolls every touched node back to
+// the pool's driver. Success and failure conditions are complementary: the twin has no human
+// to answer a pause.
+struct GatedRolloutSpec {
+  bool enabled = false;
+  int canary_nodes = 1;
+  double soak_hours = 1;
+  int max_parallel = 1;                // Nodes upgrading at once (0 = no limit).
+  double max_xid_rate_delta = 0.5;     // XIDs per node-hour above the control group.
+  double min_schedulable_gpus = 0.75;  // Allocatable over capacity on the batch's nodes.
+  double max_job_failure_rate = 0.5;
+};
+
+// A driver version rolled out to a batch of one pool's nodes. A bad version raises the XID
+// rates of the nodes running it (xid_rate_multiplier) or stops their device plugin from
+// advertising GPUs. Scripted (the default): the whole batch switches at at_hours and a repaired
+// node is re-imaged to the pool's version. Gated: from at_hours the rollout engine moves the
+// batch node by node through the version label (GatedRolloutSpec); repairs keep the version.
 struct DriverRolloutSpec {
   std::string pool;
   double at_hours = 0;
@@ -201,6 +219,7 @@ struct DriverRolloutSpec {
   std::string driver_version;
   double xid_rate_multiplier = 1;
   bool advertises_gpus = true;
+  GatedRolloutSpec gated;
   int line = 0;  // Where it was written, for errors found when the cluster is built.
 };
 

@@ -19,6 +19,36 @@ Status ParseXid(const Reader& r, const YAML::Node& n, const std::string& field, 
   return Status::Ok();
 }
 
+// `gated: true`, or a mapping of GatedRolloutSpec's fields (which turns it on).
+Status ParseGated(const Reader& r, const YAML::Node& g, const std::string& path,
+                  GatedRolloutSpec* out) {
+  if (!g.IsMap()) return r.Scalar(g, path, &out->enabled);
+  out->enabled = true;
+  STEWARD_RETURN_IF_ERROR(
+      r.CheckKeys(g, path,
+                  {"canary_nodes", "soak_hours", "max_parallel", "max_xid_rate_delta",
+                   "min_schedulable_gpus", "max_job_failure_rate"}));
+  STEWARD_RETURN_IF_ERROR(r.Get(g, "canary_nodes", path, &out->canary_nodes));
+  if (out->canary_nodes < 1)
+    return r.Error(g["canary_nodes"], path + ".canary_nodes", "must be >= 1");
+  STEWARD_RETURN_IF_ERROR(r.Get(g, "soak_hours", path, &out->soak_hours));
+  STEWARD_RETURN_IF_ERROR(
+      Positive(r, g["soak_hours"], path + ".soak_hours", out->soak_hours, true));
+  STEWARD_RETURN_IF_ERROR(r.Get(g, "max_parallel", path, &out->max_parallel));
+  if (out->max_parallel < 0)
+    return r.Error(g["max_parallel"], path + ".max_parallel", "must be >= 0");
+  STEWARD_RETURN_IF_ERROR(r.Get(g, "max_xid_rate_delta", path, &out->max_xid_rate_delta));
+  STEWARD_RETURN_IF_ERROR(Positive(r, g["max_xid_rate_delta"], path + ".max_xid_rate_delta",
+                                   out->max_xid_rate_delta, true));
+  STEWARD_RETURN_IF_ERROR(r.Get(g, "min_schedulable_gpus", path, &out->min_schedulable_gpus));
+  if (out->min_schedulable_gpus < 0 || out->min_schedulable_gpus > 1)
+    return r.Error(g["min_schedulable_gpus"], path + ".min_schedulable_gpus", "must be 0..1");
+  STEWARD_RETURN_IF_ERROR(r.Get(g, "max_job_failure_rate", path, &out->max_job_failure_rate));
+  if (out->max_job_failure_rate < 0 || out->max_job_failure_rate > 1)
+    return r.Error(g["max_job_failure_rate"], path + ".max_job_failure_rate", "must be 0..1");
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status ParseFaults(const Reader& r, const YAML::Node& f, FaultSpec* out) {
@@ -63,7 +93,7 @@ Status ParseFaults(const Reader& r, const YAML::Node& f, FaultSpec* out) {
       STEWARD_RETURN_IF_ERROR(
           r.CheckKeys(n, path,
                       {"pool", "at_hours", "first_node", "nodes", "driver_version",
-                       "xid_rate_multiplier", "advertises_gpus"}));
+                       "xid_rate_multiplier", "advertises_gpus", "gated"}));
       DriverRolloutSpec ro;
       ro.line = n.Mark().line + 1;
       STEWARD_RETURN_IF_ERROR(r.Get(n, "pool", path, &ro.pool, true));
@@ -80,6 +110,8 @@ Status ParseFaults(const Reader& r, const YAML::Node& f, FaultSpec* out) {
       if (ro.xid_rate_multiplier < 1)
         return r.Error(n["xid_rate_multiplier"], path + ".xid_rate_multiplier", "must be >= 1");
       STEWARD_RETURN_IF_ERROR(r.Get(n, "advertises_gpus", path, &ro.advertises_gpus));
+      if (n["gated"])
+        STEWARD_RETURN_IF_ERROR(ParseGated(r, n["gated"], path + ".gated", &ro.gated));
       out->driver_rollouts.push_back(std::move(ro));
     }
   }

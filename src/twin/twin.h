@@ -370,6 +370,9 @@ class Twin : private AdmissionHost, private TwinOps {
   // versions do (faults.versions) takes effect.
   void ApplyVersionLabels(model::NodeId n, const std::map<std::string, std::string>& before);
   bool RunsVersion(model::NodeId n, int version) const;
+  // Node n's driver label says `driver`: it joins the gated faults.driver_rollouts entry whose
+  // batch holds it with that version, or leaves the one it was on.
+  void SetGatedRollout(model::NodeId n, const std::string& driver);
   // Re-derives the node's allocatable GPUs and schedulability, and opens or closes its fault
   // episode.
   void RefreshNode(model::NodeId n);

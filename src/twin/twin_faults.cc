@@ -167,7 +167,9 @@ void Twin::OnRollout(const Event& e) {
   const DriverRolloutSpec& ro = scenario_.faults.driver_rollouts[i];
   ++fault_stats_.driver_rollouts;
   const model::NodeId first = injector_->batch_first(i);
-  for (int k = 0; k < injector_->batch_nodes(i); ++k) {
+  // A gated rollout's nodes switch when the rollout engine sets their version label
+  // (ApplyVersionLabels); from now on the version's extra XIDs hit those that run it.
+  for (int k = 0; k < injector_->batch_nodes(i) && !ro.gated.enabled; ++k) {
     const model::NodeId n = first + k;
     model::Node& node = cluster_.mutable_node(n);
     node.driver_version = ro.driver_version;
@@ -212,6 +214,7 @@ void Twin::ApplyVersionLabels(model::NodeId n, const std::map<std::string, std::
     if (k == "steward.io/gpu-driver-version" && !now_value.empty()) {
       node.driver_version = now_value;
       node.labels["nvidia.com/cuda.driver-version.full"] = now_value;
+      SetGatedRollout(n, now_value);
     } else if (k == "steward.io/container-toolkit-version") {
       node.toolkit_version = now_value;
     } else if (k == "steward.io/device-plugin-version") {
@@ -227,8 +230,26 @@ void Twin::ApplyVersionLabels(model::NodeId n, const std::map<std::string, std::
   bool advertises = true;
   for (const auto& [label, v] : nodes_[n].versions)
     advertises = advertises && scenario_.faults.versions[v].advertises_gpus;
-  // A bad rollout of faults.driver_rollouts keeps its own missing GPUs until a repair.
-  if (nodes_[n].rollout < 0 || advertises == false) SetGpusMissing(n, !advertises);
+  const int rollout = nodes_[n].rollout;
+  const bool gated = rollout >= 0 && scenario_.faults.driver_rollouts[rollout].gated.enabled;
+  if (gated) advertises = advertises && scenario_.faults.driver_rollouts[rollout].advertises_gpus;
+  // A scripted bad rollout of faults.driver_rollouts keeps its own missing GPUs until a repair.
+  if (rollout < 0 || gated || advertises == false) SetGpusMissing(n, !advertises);
+}
+
+void Twin::SetGatedRollout(model::NodeId n, const std::string& driver) {
+  const auto& rollouts = scenario_.faults.driver_rollouts;
+  int on = -1;
+  for (size_t i = 0; i < rollouts.size(); ++i) {
+    const model::NodeId first = injector_->batch_first(static_cast<int>(i));
+    if (rollouts[i].gated.enabled && rollouts[i].driver_version == driver && n >= first &&
+        n < first + injector_->batch_nodes(static_cast<int>(i)))
+      on = static_cast<int>(i);
+  }
+  // A node of a scripted rollout stays on it until a repair re-images it.
+  const int was = nodes_[n].rollout;
+  if (was >= 0 && !rollouts[was].gated.enabled) return;
+  nodes_[n].rollout = on;
 }
 
 // ---- Applying faults ---------------------------------------------------------------------
@@ -536,8 +557,10 @@ Status Twin::Repair(model::NodeId n) {
     return Status::NotFound(fmt::format("no node with id {}", n));
   AccumulateUnavailable(now_);
   model::Node& node = cluster_.mutable_node(n);
-  // Re-imaged to the pool's driver: the node leaves any rollout batch.
-  if (nodes_[n].rollout >= 0) {
+  // Re-imaged to the pool's driver: the node leaves any scripted rollout batch (a gated
+  // rollout's version is the node's label, which the repair keeps).
+  if (nodes_[n].rollout >= 0 &&
+      !scenario_.faults.driver_rollouts[nodes_[n].rollout].gated.enabled) {
     nodes_[n].rollout = -1;
     const std::string& base =
         scenario_.pools.empty() || node.pool >= static_cast<int>(scenario_.pools.size())

@@ -4,12 +4,9 @@
 // section the panel stays hidden. Saves a screenshot of the panel.
 //
 //   node tests/browser/tenancy.test.mjs STEWARD_BINARY [SCREENSHOT_DIR]
-import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { chromium } from "playwright-core";
 
+import { launchBrowser, serve as startServe } from "./serve.mjs";
 import { fail, waitFor } from "./wait.mjs";
 
 const steward = resolve(process.argv[2] || "");
@@ -18,41 +15,14 @@ if (!process.argv[2]) {
   process.exit(2);
 }
 const shotDir = resolve(process.argv[3] || dirname(steward));
-// Starts `steward serve ARGS...`; returns {base, stop, log}.
-async function serve(args) {
-  const server = spawn(steward, ["serve", "--port", "0", "--speed", "3600", ...args],
-                       { stdio: ["ignore", "pipe", "pipe"] });
-  const out = { log: "" };
-  server.stdout.on("data", (d) => (out.log += d));
-  server.stderr.on("data", (d) => (out.log += d));
-  const exited = new Promise((r) => server.on("exit", (code, signal) => r({ code, signal })));
-  const port = await waitFor("the server's address", () => {
-    const m = out.log.match(/http:\/\/127\.0\.0\.1:(\d+)\//);
-    return m && Number(m[1]);
-  });
-  out.base = `http://127.0.0.1:${port}`;
-  out.stop = async () => {
-    server.kill("SIGTERM");
-    const timer = setTimeout(() => server.kill("SIGKILL"), 10000);
-    const r = await exited;
-    clearTimeout(timer);
-    return r;
-  };
-  return out;
-}
+// `steward serve ARGS...` (serve.mjs); returns {base, stop, log}.
+const serve = (args) => startServe(steward, args);
 
-const userDataDir = mkdtempSync(join(tmpdir(), "steward-chromium-"));
-let context, tenancy, plain;
+let browser, tenancy, plain;
 let ok = false;
 try {
-  context = await chromium.launchPersistentContext(userDataDir, {
-    executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-    headless: true,
-    viewport: { width: 1400, height: 1000 },
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-           "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-  });
-  const page = context.pages()[0] || (await context.newPage());
+  browser = await launchBrowser();
+  const page = await browser.page();
   const errors = [];
   page.on("pageerror", (e) => errors.push("page error: " + e.message));
 
@@ -94,9 +64,8 @@ try {
   if (errors.length) fail(errors.join("\n"));
   ok = true;
 } finally {
-  if (context) await context.close().catch(() => {});
-  rmSync(userDataDir, { recursive: true, force: true });
-  for (const s of [tenancy, plain]) if (s) { await s.stop(); if (!ok) console.error(s.log); }
+  if (browser) await browser.close();
+  for (const s of [tenancy, plain]) if (s) { await s.stop(); if (!ok) console.error(s.log()); }
 }
 console.log(ok ? "tenancy browser test: ok" : "FAIL");
 if (!ok) process.exitCode = 1;

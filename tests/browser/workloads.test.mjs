@@ -8,12 +8,9 @@
 // marker to the chart; the incident summary adds up to the faulty counter. Saves a screenshot.
 //
 //   node tests/browser/workloads.test.mjs STEWARD_BINARY [SCREENSHOT_DIR]
-import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { chromium } from "playwright-core";
 
+import { launchBrowser, serve } from "./serve.mjs";
 import { fail, waitFor } from "./wait.mjs";
 
 const steward = resolve(process.argv[2] || "");
@@ -22,40 +19,24 @@ if (!process.argv[2]) {
   process.exit(2);
 }
 const shotDir = resolve(process.argv[3] || dirname(steward));
-const chromiumPath = process.env.CHROMIUM || "/usr/bin/chromium";
 
-const userDataDir = mkdtempSync(join(tmpdir(), "steward-chromium-"));
-let context, server, exited;
-let log = "";
+let browser, server;
 let ok = false;
 try {
-  context = await chromium.launchPersistentContext(userDataDir, {
-    executablePath: chromiumPath,
-    headless: true,
-    viewport: { width: 1400, height: 1000 },
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-           "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-  });
+  browser = await launchBrowser();
   // Two simulated days of warm-up at full speed before serving, then 2.4 simulated hours live
   // (2.4 s) to the horizon, where the twin stands still: page and API compare number for number.
-  server = spawn(steward, ["serve", "--port", "0", "--speed", "3600", "--days", "2.1",
-                           "--warmup", "2"], { stdio: ["ignore", "pipe", "pipe"] });
-  server.stdout.on("data", (d) => (log += d));
-  server.stderr.on("data", (d) => (log += d));
-  exited = new Promise((r) => server.on("exit", (code, signal) => r({ code, signal })));
-  const port = await waitFor("the server's address", () => {
-    const m = log.match(/http:\/\/127\.0\.0\.1:(\d+)\//);
-    return m && Number(m[1]);
-  }, 120000);
-  if (!/warmed up 2 simulated days/.test(log)) fail(`no warm-up line in the log:\n${log}`);
-  const base = `http://127.0.0.1:${port}`;
+  server = await serve(steward, ["--speed", "3600", "--days", "2.1", "--warmup", "2"], 120000);
+  if (!/warmed up 2 simulated days/.test(server.log()))
+    fail(`no warm-up line in the log:\n${server.log()}`);
+  const base = server.base;
   const api = async (path, options) => {
     const res = await fetch(base + path, options);
     if (!res.ok) fail(`${path}: HTTP ${res.status} ${await res.text()}`);
     return res.json();
   };
 
-  const page = context.pages()[0] || (await context.newPage());
+  const page = await browser.page();
   const errors = [];
   page.on("pageerror", (e) => errors.push("page error: " + e.message));
   page.on("console", (m) => m.type() === "error" &&
@@ -247,18 +228,14 @@ try {
   if (errors.length) fail(errors.join("\n"));
   ok = true;
 } finally {
-  if (context) await context.close().catch(() => {});
-  rmSync(userDataDir, { recursive: true, force: true });
+  if (browser) await browser.close();
   if (server) {
-    server.kill("SIGTERM");
-    const timer = setTimeout(() => server.kill("SIGKILL"), 10000);
-    const { code, signal } = await exited;
-    clearTimeout(timer);
+    const { code, signal } = await server.stop();
     if (ok && code !== 0) {
-      console.error(`steward serve exited with ${code ?? signal} after SIGTERM\n${log}`);
+      console.error(`steward serve exited with ${code ?? signal} after SIGTERM\n${server.log()}`);
       process.exitCode = 1;
     }
+    if (!ok) console.error(server.log());
   }
-  if (!ok) console.error(log);
 }
 console.log(process.exitCode ? "FAIL" : "workloads browser test: ok");
