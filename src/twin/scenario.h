@@ -73,6 +73,16 @@ struct UsageSpec {
 // or application it comes from (Kubernetes' recommended app.kubernetes.io/name).
 inline constexpr std::string_view kGeneratorLabel = "app.kubernetes.io/name";
 
+// The diagnose's right-sizing applied to a generator's workloads (docs/scenario.md). Off by
+// default. `to_used_gpus`: a pod asks for the GPUs it drives, max(1, round(gpus x
+// used_gpu_fraction)), and drives all of them. `mig_profile`: a pod left with one GPU takes
+// this MIG instance when its SM-active read on the instance (x 7/k) is at most 1, so the same
+// SM work fits; its usage is read on the instance, as DCGM reports it.
+struct RightSizeSpec {
+  bool to_used_gpus = false;
+  std::string mig_profile;  // "" = none.
+};
+
 struct GeneratorSpec {
   std::string name;
   std::string team;
@@ -96,6 +106,9 @@ struct GeneratorSpec {
   double pod_creation_seconds = 0;    // Pods created this far apart (0 = all at once).
   double startup_jitter_seconds = 0;  // Each start takes up to this much longer (uniform).
   UsageSpec usage;
+  // Right-sizing applied to each workload after everything is drawn, so the random stream —
+  // and what the job does with the GPUs it uses — is the same with and without it.
+  RightSizeSpec right_size;
   // Labels of every workload it makes; the twin adds kGeneratorLabel = the generator's name
   // unless they set it.
   std::map<std::string, std::string> labels;
