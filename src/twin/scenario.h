@@ -74,10 +74,11 @@ struct UsageSpec {
 inline constexpr std::string_view kGeneratorLabel = "app.kubernetes.io/name";
 
 // The diagnose's right-sizing applied to a generator's workloads (docs/scenario.md). Off by
-// default. `to_used_gpus`: a pod asks for the GPUs it drives, max(1, round(gpus x
-// used_gpu_fraction)), and drives all of them. `mig_profile`: a pod left with one GPU takes
-// this MIG instance when its SM-active read on the instance (x 7/k) is at most 1, so the same
-// SM work fits; its usage is read on the instance, as DCGM reports it.
+// default. `to_used_gpus`: a pod asks for the GPUs it drives, ceil(gpus x used_gpu_fraction),
+// and drives as many on them (used_gpu_fraction = driven / asked). `mig_profile`: a pod left
+// with one fully used GPU takes this MIG instance when its SM-active read on the instance
+// (x 7/k) is at most 1, so the same SM work fits; its usage is read on the instance, as DCGM
+// reports it.
 struct RightSizeSpec {
   bool to_used_gpus = false;
   std::string mig_profile;  // "" = none.
