@@ -92,6 +92,10 @@ class Admitter {
     return Status::FailedPrecondition("admission policy '" + std::string(Name()) +
                                       "' has no adjustable team quota");
   }
+  // Sets every pending reason the admitter has decided but not yet written (an admitter may
+  // defer them to keep a cycle from visiting every waiting workload). The host calls it before
+  // anything reads reasons (the end of each RunUntil).
+  virtual void FlushPendingReasons(AdmissionHost& /*host*/) {}
   // Why a queued workload waits, for admitters that know better than the host (or "").
   virtual std::string Explain(model::WorkloadId /*id*/) const { return {}; }
 
