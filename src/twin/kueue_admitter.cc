@@ -91,6 +91,15 @@ class KueueAdmitter final : public Admitter {
           }
       }
       q.stamps.clear();
+      if (q.blocked) {
+        const Stamp& st = *q.blocked;
+        for (auto it = q.entries.upper_bound(st.from); it != q.entries.end(); ++it)
+          if (it->seq < st.limit && WrittenAt(it->id) < st.pass) {
+            host.SetPendingReason(it->id, st.reason, *st.detail);
+            Written(it->id, st.pass);
+          }
+        q.blocked.reset();
+      }
     }
   }
 
@@ -252,6 +261,9 @@ class KueueAdmitter final : public Admitter {
     std::map<Shape, std::set<Entry>> shapes;
     std::set<Entry> others;
     std::map<Shape, Stamp> stamps;  // Since the last flush, the latest per shape.
+    // StrictFIFO: the workloads behind a head that was not admitted (after `from`, the head)
+    // are blocked behind it; written lazily like the stamps above, but not inadmissible.
+    std::optional<Stamp> blocked;
     bool dirty = false;
     bool placement_blocked = false;  // Some entry passed quota but found no node.
   };
@@ -309,6 +321,7 @@ class KueueAdmitter final : public Admitter {
     if (engine_->queueing_strategy(cq) != govern::QueueingStrategy::kStrictFIFO)
       return ProcessBestEffort(host, cq, allow_borrow);
     auto& q = queues_[cq].entries;
+    const uint64_t pass = ++pass_;
     for (auto it = q.begin(); it != q.end();) {
       const Entry e = *it;
       const Outcome o = TryOne(host, e.id, allow_borrow);
@@ -317,8 +330,14 @@ class KueueAdmitter final : public Admitter {
         Erase(cq, e);
         continue;
       }
-      if (o == Outcome::kBorrowsLater) return;  // The head borrows: the second pass takes it.
-      BlockBehindHead(host, cq, it);
+      if (o == Outcome::kBorrowsLater) {
+        // The head borrows: the second pass takes it. Not tried now, so what blocked it in an
+        // earlier pass still holds for it.
+        MaterializeBlocked(host, queues_[cq], e);
+        return;
+      }
+      Written(e.id, pass);
+      BlockBehindHead(host, cq, e, pass);
       return;
     }
   }
@@ -458,12 +477,20 @@ class KueueAdmitter final : public Admitter {
 
   // StrictFIFO: the head was not admitted, so no workload behind it is tried (Kueue: it stays
   // the head every cycle). Each gets the head's reason, prefixed by who blocks it.
-  void BlockBehindHead(AdmissionHost& host, int cq, std::set<Entry>::iterator head) {
-    const std::string detail = fmt::format(
-        "StrictFIFO queue {}: behind its head {}, not admitted: {}: {}",
-        engine_->ClusterQueueName(cq), host.workload(head->id).name, last_reason_, last_detail_);
-    for (auto it = std::next(head); it != queues_[cq].entries.end(); ++it)
-      host.SetPendingReason(it->id, "blocked_behind_head", detail);
+  // Every workload behind it gets this reason, written lazily (FlushPendingReasons).
+  void BlockBehindHead(AdmissionHost& host, int cq, const Entry& head, uint64_t pass) {
+    queues_[cq].blocked = Stamp{head, next_seq_, pass, "blocked_behind_head",
+                                std::make_shared<const std::string>(fmt::format(
+                                    "StrictFIFO queue {}: behind its head {}, not admitted: {}: {}",
+                                    engine_->ClusterQueueName(cq), host.workload(head.id).name,
+                                    last_reason_, last_detail_))};
+  }
+  void MaterializeBlocked(AdmissionHost& host, CqQueue& q, const Entry& e) {
+    if (!q.blocked) return;
+    const Stamp& st = *q.blocked;
+    if (e.seq >= st.limit || !(st.from < e) || WrittenAt(e.id) >= st.pass) return;
+    host.SetPendingReason(e.id, st.reason, *st.detail);
+    Written(e.id, pass_);
   }
 
   // The PodGroup a workload names, or nullptr: in its namespace, else by name alone.
