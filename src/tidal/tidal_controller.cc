@@ -126,6 +126,7 @@ Status TidalController::Step(const std::vector<ServiceLoad>& services) {
   const SimTime now = control_.Now();
   if (!last_step_.is_never() && now > last_step_)
     stats_.gpu_hours_lent += stats_.lent_gpus * (now - last_step_).ToHours();
+  stats_.gpu_hours_reclaimed = reclaimed_.GpuHours(now);
   last_step_ = now;
 
   // 1. Demand, into each service's forecast.
@@ -176,9 +177,11 @@ Status TidalController::Step(const std::vector<ServiceLoad>& services) {
     if (s.ok()) {
       if (lend) {
         ++stats_.lends;
+        reclaimed_.Lend(target - stats_.lent_gpus, now);
       } else {
         ++stats_.reclaims;
         stats_.gpus_reclaimed += stats_.lent_gpus - target;
+        reclaimed_.Reclaim(stats_.lent_gpus - target, now);
         check_until_ = now + options_.save + options_.restart + options_.period * 2;
       }
       stats_.lent_gpus = target;

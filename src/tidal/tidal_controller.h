@@ -35,6 +35,7 @@
 #include "model/time.h"
 #include "tidal/demand_forecast.h"
 #include "tidal/lend_plan.h"
+#include "tidal/reclaimed_capacity.h"
 
 namespace steward::tidal {
 
@@ -65,7 +66,9 @@ struct TidalStats {
   int lends = 0;              // Steps that lent more.
   int reclaims = 0;           // Steps that took GPUs back.
   int gpus_reclaimed = 0;     // GPUs of quota taken back, summed over reclaims.
-  int evictions = 0;          // Borrowing workloads evicted to give GPUs back.
+  // Reclaimed GPUs x time until lent again (or now): ReclaimedCapacity::GpuHours.
+  double gpu_hours_reclaimed = 0;
+  int evictions = 0;  // Borrowing workloads evicted to give GPUs back.
   int errors = 0;
 };
 
@@ -76,6 +79,8 @@ class TidalController {
   // with the next).
   Status Step(const std::vector<ServiceLoad>& services);
   const TidalStats& stats() const { return stats_; }
+  // Reclaimed GPU-hours counted up to `now` (stats() holds them up to the last step).
+  double GpuHoursReclaimed(SimTime now) const { return reclaimed_.GpuHours(now); }
   const TidalOptions& options() const { return options_; }
   // The GPUs serving had to keep at the last step (nullopt: no forecast yet).
   std::optional<int> last_need() const { return last_need_; }
@@ -104,6 +109,7 @@ class TidalController {
   std::map<std::string, SimTime> evicting_;
   SimTime check_until_ = SimTime::Never();  // Re-check the borrower's usage until then.
   TidalStats stats_;
+  ReclaimedCapacity reclaimed_;
 };
 
 }  // namespace steward::tidal

@@ -52,6 +52,9 @@ void TwinTidal::Contribute(twin::Report& report) const {
   t.reclaims = st.reclaims;
   t.gpus_reclaimed = st.gpus_reclaimed;
   t.reclaim_evictions = st.evictions;
+  // Reclaimed GPUs not lent again count up to the end of the report.
+  t.gpu_hours_reclaimed =
+      ops_ ? controller_->GpuHoursReclaimed(ops_->Now()) : st.gpu_hours_reclaimed;
 }
 
 Result<TwinTidal*> AttachTidal(twin::Twin& twin) {

@@ -37,9 +37,10 @@ class AdmissionHost {
   // more is wanted.
   virtual int TryPlace(model::WorkloadId id, int gpu_budget, bool* done) = 0;
   // Records why `id` still waits: a static snake_case name (twin or governance reasons),
-  // plus an optional human-readable detail with numbers.
+  // plus an optional human-readable detail with numbers (copied; a view, so an admitter that
+  // gives many workloads one detail formats it once and nothing is allocated per workload).
   virtual void SetPendingReason(model::WorkloadId id, std::string_view reason,
-                                std::string detail = {}) = 0;
+                                std::string_view detail = {}) = 0;
   // Evicts a running workload to make room (preemption): its progress since the last
   // checkpoint is lost, its pods are released (Released() is called) and it is requeued.
   virtual void Preempt(model::WorkloadId victim, model::WorkloadId preemptor) = 0;
@@ -91,6 +92,10 @@ class Admitter {
     return Status::FailedPrecondition("admission policy '" + std::string(Name()) +
                                       "' has no adjustable team quota");
   }
+  // Sets every pending reason the admitter has decided but not yet written (an admitter may
+  // defer them to keep a cycle from visiting every waiting workload). The host calls it before
+  // anything reads reasons (the end of each RunUntil).
+  virtual void FlushPendingReasons(AdmissionHost& /*host*/) {}
   // Why a queued workload waits, for admitters that know better than the host (or "").
   virtual std::string Explain(model::WorkloadId /*id*/) const { return {}; }
 

@@ -28,7 +28,9 @@ int Better(const KpiDelta& k) {
     // Lending and training's share are the point; reclaims and evictions are their price and
     // explain the others; SLO minutes are the cost that matters.
     if (k.name == "slo_minutes_violated") return -1;
-    if (k.name == "gpus_reclaimed" || k.name == "reclaim_evictions") return 0;
+    if (k.name == "gpus_reclaimed" || k.name == "reclaim_evictions" ||
+        k.name == "gpu_hours_reclaimed")
+      return 0;
     return +1;
   }
   return -1;  // Waits, preemptions, lost GPU-hours, alerts.

@@ -6,9 +6,11 @@
 #include <algorithm>
 #include <climits>
 #include <map>
+#include <memory>
 #include <optional>
 #include <queue>
 #include <set>
+#include <tuple>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -70,7 +72,35 @@ class KueueAdmitter final : public Admitter {
 
   void Enqueue(model::WorkloadId id, int team) override {
     (void)team;
+    // The host has just set its reason (waiting): newer than any domination stamp.
+    Written(id, ++pass_);
     pending_enqueue_.push_back(id);
+  }
+
+  // Dominated workloads of BestEffortFIFO queues get their reasons lazily (see Stamp); every
+  // reader of reasons reads after this.
+  void FlushPendingReasons(AdmissionHost& host) override {
+    for (CqQueue& q : queues_) {
+      for (const auto& [shape, st] : q.stamps) {
+        const std::set<Entry>& set = q.shapes[shape];
+        for (auto it = set.lower_bound(st.from); it != set.end(); ++it)
+          if (it->seq < st.limit && WrittenAt(it->id) < st.pass) {
+            host.SetPendingReason(it->id, st.reason, *st.detail);
+            inadmissible_.insert(it->id);
+            Written(it->id, st.pass);
+          }
+      }
+      q.stamps.clear();
+      if (q.blocked) {
+        const Stamp& st = *q.blocked;
+        for (auto it = q.entries.upper_bound(st.from); it != q.entries.end(); ++it)
+          if (it->seq < st.limit && WrittenAt(it->id) < st.pass) {
+            host.SetPendingReason(it->id, st.reason, *st.detail);
+            Written(it->id, st.pass);
+          }
+        q.blocked.reset();
+      }
+    }
   }
 
   void Released(const model::Workload& w, int gpus, bool all) override {
@@ -202,14 +232,38 @@ class KueueAdmitter final : public Admitter {
     int32_t priority;
     int64_t queued_at;
     model::WorkloadId id;
+    uint64_t seq = 0;  // Insertion order (not part of the order): what a stamp covers.
     bool operator<(const Entry& o) const {
       if (priority != o.priority) return priority > o.priority;
       if (queued_at != o.queued_at) return queued_at < o.queued_at;
       return id < o.id;
     }
   };
+  // What makes one workload dominate another (Failure): the same GPU model, pods and GPUs
+  // per pod. Workloads of one shape in a queue are dominated together.
+  using Shape = std::tuple<int, int, int>;  // (gpu_model, pods, gpus_per_pod).
+  // A BestEffortFIFO pass found that from entry `from` on, every entry of one shape that was
+  // queued then (seq < limit) is dominated by the same failure for the rest of the pass. The
+  // pass does not visit them; their reason (and inadmissible mark) is set when the reasons are
+  // read (FlushPendingReasons), unless one was written later (WrittenAt >= pass). So a long
+  // queue costs its shapes per pass, not its workloads.
+  struct Stamp {
+    Entry from;
+    uint64_t limit = 0;
+    uint64_t pass = 0;
+    std::string_view reason;
+    std::shared_ptr<const std::string> detail;
+  };
   struct CqQueue {
     std::set<Entry> entries;  // Kueue's heap order: priority, then queue time.
+    // The same entries split by shape (workloads with one pod set that are not services), and
+    // the rest (never dominated).
+    std::map<Shape, std::set<Entry>> shapes;
+    std::set<Entry> others;
+    std::map<Shape, Stamp> stamps;  // Since the last flush, the latest per shape.
+    // StrictFIFO: the workloads behind a head that was not admitted (after `from`, the head)
+    // are blocked behind it; written lazily like the stamps above, but not inadmissible.
+    std::optional<Stamp> blocked;
     bool dirty = false;
     bool placement_blocked = false;  // Some entry passed quota but found no node.
   };
@@ -224,6 +278,8 @@ class KueueAdmitter final : public Admitter {
     std::string_view reason;
     std::string detail;
     std::string name;
+    // What every workload it dominates is told, formatted once.
+    std::shared_ptr<const std::string> dominated_detail;
   };
 
   // waitForPodsReady: evicts admitted workloads whose pods did not all run in time; each is
@@ -262,45 +318,149 @@ class KueueAdmitter final : public Admitter {
   // admitted: everything behind it waits for it (Kueue keeps it at the head). BestEffortFIFO
   // goes on past it (Kueue parks it as inadmissible).
   void ProcessQueue(AdmissionHost& host, int cq, bool allow_borrow) {
-    const bool strict = engine_->queueing_strategy(cq) == govern::QueueingStrategy::kStrictFIFO;
+    if (engine_->queueing_strategy(cq) != govern::QueueingStrategy::kStrictFIFO)
+      return ProcessBestEffort(host, cq, allow_borrow);
     auto& q = queues_[cq].entries;
-    std::vector<Failure> failures;
+    const uint64_t pass = ++pass_;
     for (auto it = q.begin(); it != q.end();) {
-      const model::WorkloadId id = it->id;
-      if (!strict) {
-        if (const Failure* f = Dominating(host, failures, id)) {
-          host.SetPendingReason(
-              id, f->reason,
-              fmt::format("as {} (same queue, no smaller request): {}", f->name, f->detail));
-          inadmissible_.insert(id);
-          ++it;
-          continue;
-        }
-      }
-      const Outcome o = TryOne(host, id, allow_borrow);
+      const Entry e = *it;
+      const Outcome o = TryOne(host, e.id, allow_borrow);
       if (o == Outcome::kAdmitted) {
-        it = q.erase(it);
-        queued_.erase(id);
-        inadmissible_.erase(id);
+        ++it;
+        Erase(cq, e);
         continue;
       }
       if (o == Outcome::kBorrowsLater) {
-        if (strict) return;  // The head borrows: the second pass takes it first.
-        ++it;
-        continue;
-      }
-      if (strict) {
-        BlockBehindHead(host, cq, it);
+        // The head borrows: the second pass takes it. Not tried now, so what blocked it in an
+        // earlier pass still holds for it.
+        MaterializeBlocked(host, queues_[cq], e);
         return;
       }
-      inadmissible_.insert(id);
-      const model::Workload& w = host.workload(id);
-      if (w.kind != model::WorkloadKind::kInference && !w.pod_sets.empty()) {
-        failures.push_back(Failure{w.gpu_model, w.pod_sets[0].count, w.pod_sets[0].gpus_per_pod,
-                                   last_reason_, last_detail_, w.name});
-      }
-      ++it;
+      Written(e.id, pass);
+      BlockBehindHead(host, cq, e, pass);
+      return;
     }
+  }
+
+  // BestEffortFIFO: every workload in queue order, except that a workload dominated by an
+  // earlier failure of this pass is not tried. Shapes are walked side by side in queue order
+  // (a merge); once a shape's next workload is dominated, the rest of that shape is stamped
+  // and leaves the walk. Same attempts, in the same order, as a walk of every entry.
+  void ProcessBestEffort(AdmissionHost& host, int cq, bool allow_borrow) {
+    CqQueue& q = queues_[cq];
+    const uint64_t pass = ++pass_;
+    std::vector<Failure> failures;
+    struct Cursor {
+      const Shape* shape;  // nullptr: the others.
+      std::set<Entry>* set;
+      std::set<Entry>::iterator it;
+    };
+    std::vector<Cursor> cursors;
+    for (auto& [shape, set] : q.shapes)
+      if (!set.empty()) cursors.push_back({&shape, &set, set.begin()});
+    if (!q.others.empty()) cursors.push_back({nullptr, &q.others, q.others.begin()});
+    std::vector<int> heap(cursors.size());
+    for (size_t i = 0; i < heap.size(); ++i) heap[i] = static_cast<int>(i);
+    auto after = [&](int a, int b) { return *cursors[b].it < *cursors[a].it; };
+    std::make_heap(heap.begin(), heap.end(), after);
+    std::vector<Entry> moved;  // Failed with another GPU model than it was queued under.
+    while (!heap.empty()) {
+      std::pop_heap(heap.begin(), heap.end(), after);
+      const int c = heap.back();
+      heap.pop_back();
+      Cursor& k = cursors[c];
+      const Entry e = *k.it;
+      if (k.shape) {
+        if (const Failure* f = Dominating(host, failures, e.id)) {
+          q.stamps[*k.shape] = Stamp{e, next_seq_, pass, f->reason, f->dominated_detail};
+          continue;  // The rest of this shape waits as f does.
+        }
+      }
+      ++k.it;
+      const Outcome o = TryOne(host, e.id, allow_borrow);
+      if (o == Outcome::kAdmitted) {
+        Erase(cq, e);
+      } else if (o == Outcome::kBorrowsLater) {
+        // Not tried now (no reason written): a stamp of an earlier pass still holds for it.
+        Materialize(host, q, e);
+        if (k.shape && ShapeOf(host.workload(e.id)) != *k.shape) moved.push_back(e);
+      } else {
+        Written(e.id, pass);
+        inadmissible_.insert(e.id);
+        const model::Workload& w = host.workload(e.id);
+        if (w.kind != model::WorkloadKind::kInference && !w.pod_sets.empty()) {
+          failures.push_back(
+              Failure{w.gpu_model, w.pod_sets[0].count, w.pod_sets[0].gpus_per_pod, last_reason_,
+                      last_detail_, w.name,
+                      std::make_shared<const std::string>(fmt::format(
+                          "as {} (same queue, no smaller request): {}", w.name, last_detail_))});
+        }
+        if (k.shape && ShapeOf(w) != *k.shape) moved.push_back(e);
+      }
+      if (k.it != k.set->end()) {
+        heap.push_back(c);
+        std::push_heap(heap.begin(), heap.end(), after);
+      }
+    }
+    // After the walk, so that no workload is visited twice in one pass.
+    for (const Entry& e : moved) {
+      Unlink(cq, e);
+      Insert(host, cq, e);
+    }
+  }
+
+  static Shape ShapeOf(const model::Workload& w) {
+    return {w.gpu_model, w.pod_sets[0].count, w.pod_sets[0].gpus_per_pod};
+  }
+  static bool HasShape(const model::Workload& w) {
+    return w.kind != model::WorkloadKind::kInference && w.pod_sets.size() == 1;
+  }
+  void Insert(const AdmissionHost& host, int cq, const Entry& e) {
+    CqQueue& q = queues_[cq];
+    q.entries.insert(e);
+    const model::Workload& w = host.workload(e.id);
+    if (HasShape(w)) {
+      q.shapes[ShapeOf(w)].insert(e);
+      shape_of_[e.id] = ShapeOf(w);
+    } else {
+      q.others.insert(e);
+    }
+  }
+  // Takes `e` out of its queue's sets (admitted: Erase; moving to another shape: Insert next).
+  void Unlink(int cq, const Entry& e) {
+    CqQueue& q = queues_[cq];
+    q.entries.erase(e);
+    if (q.others.erase(e) == 0) {
+      auto s = shape_of_.find(e.id);
+      if (s != shape_of_.end()) {
+        q.shapes[s->second].erase(e);
+        shape_of_.erase(s);
+      }
+    }
+  }
+  void Erase(int cq, const Entry& e) {
+    Unlink(cq, e);
+    queued_.erase(e.id);
+    inadmissible_.erase(e.id);
+  }
+  // Applies the stamp that covers `e` now, as an eager pass would have.
+  void Materialize(AdmissionHost& host, CqQueue& q, const Entry& e) {
+    auto s = shape_of_.find(e.id);
+    if (s == shape_of_.end()) return;
+    auto st = q.stamps.find(s->second);
+    if (st == q.stamps.end()) return;
+    const Stamp& stamp = st->second;
+    if (e.seq >= stamp.limit || e < stamp.from || WrittenAt(e.id) >= stamp.pass) return;
+    host.SetPendingReason(e.id, stamp.reason, *stamp.detail);
+    inadmissible_.insert(e.id);
+    Written(e.id, pass_);
+  }
+  uint64_t WrittenAt(model::WorkloadId id) const {
+    return static_cast<size_t>(id) < written_.size() ? written_[id] : 0;
+  }
+  void Written(model::WorkloadId id, uint64_t pass) {
+    if (static_cast<size_t>(id) >= written_.size()) written_.resize(id + 1, 0);
+    written_[id] = pass;
   }
 
   const Failure* Dominating(const AdmissionHost& host, const std::vector<Failure>& failures,
@@ -317,12 +477,20 @@ class KueueAdmitter final : public Admitter {
 
   // StrictFIFO: the head was not admitted, so no workload behind it is tried (Kueue: it stays
   // the head every cycle). Each gets the head's reason, prefixed by who blocks it.
-  void BlockBehindHead(AdmissionHost& host, int cq, std::set<Entry>::iterator head) {
-    const std::string detail = fmt::format(
-        "StrictFIFO queue {}: behind its head {}, not admitted: {}: {}",
-        engine_->ClusterQueueName(cq), host.workload(head->id).name, last_reason_, last_detail_);
-    for (auto it = std::next(head); it != queues_[cq].entries.end(); ++it)
-      host.SetPendingReason(it->id, "blocked_behind_head", detail);
+  // Every workload behind it gets this reason, written lazily (FlushPendingReasons).
+  void BlockBehindHead(AdmissionHost& host, int cq, const Entry& head, uint64_t pass) {
+    queues_[cq].blocked = Stamp{head, next_seq_, pass, "blocked_behind_head",
+                                std::make_shared<const std::string>(fmt::format(
+                                    "StrictFIFO queue {}: behind its head {}, not admitted: {}: {}",
+                                    engine_->ClusterQueueName(cq), host.workload(head.id).name,
+                                    last_reason_, last_detail_))};
+  }
+  void MaterializeBlocked(AdmissionHost& host, CqQueue& q, const Entry& e) {
+    if (!q.blocked) return;
+    const Stamp& st = *q.blocked;
+    if (e.seq >= st.limit || !(st.from < e) || WrittenAt(e.id) >= st.pass) return;
+    host.SetPendingReason(e.id, st.reason, *st.detail);
+    Written(e.id, pass_);
   }
 
   // The PodGroup a workload names, or nullptr: in its namespace, else by name alone.
@@ -415,8 +583,8 @@ class KueueAdmitter final : public Admitter {
         host.SetPendingReason(id, "misconfigured_queue", cq.status().message());
         continue;
       }
-      queues_[*cq].entries.insert(
-          Entry{engine_->ResolvePriority(req), req.queue_timestamp.micros(), id});
+      Insert(host, *cq,
+             Entry{engine_->ResolvePriority(req), req.queue_timestamp.micros(), id, next_seq_++});
       queued_.insert(id);
       inadmissible_.erase(id);
       MarkDirty(*cq);
@@ -539,6 +707,12 @@ class KueueAdmitter final : public Admitter {
   // Workloads evicted by PodsReadyTimeout: their latest requeue state.
   std::unordered_map<model::WorkloadId, govern::PodsReadyEviction> requeue_;
   std::string last_detail_;
+  uint64_t pass_ = 0;      // ProcessBestEffort passes (and host writes), numbered.
+  uint64_t next_seq_ = 1;  // Next Entry::seq.
+  // Per workload: the pass its pending reason was last written in (a stamp older than that
+  // does not apply to it).
+  std::vector<uint64_t> written_;
+  std::unordered_map<model::WorkloadId, Shape> shape_of_;  // Queued workloads with a shape.
 };
 
 }  // namespace

@@ -125,6 +125,7 @@ nlohmann::json TidalJson(const TidalReport& t) {
                       {"reclaims", t.reclaims},
                       {"gpus_reclaimed", t.gpus_reclaimed},
                       {"reclaim_evictions", t.reclaim_evictions},
+                      {"gpu_hours_reclaimed", R(t.gpu_hours_reclaimed, 2)},
                       {"training_gpu_hours", R(t.training_gpu_hours, 2)},
                       {"training_gpu_hours_gained", R(t.training_gpu_hours_gained, 2)},
                       {"slo_minutes_violated", R(t.slo_minutes_violated, 2)},
@@ -144,10 +145,12 @@ std::vector<std::pair<std::string, std::string>> TidalLines(const TidalReport& t
   v.push_back({"SLO minutes violated", fmt::format("{:.1f}", t.slo_minutes_violated)});
   if (t.lending) {
     v.push_back(
-        {"lending", fmt::format("{} -> {}: {:.0f} GPU-hours lent (at most {} GPUs), {} "
-                                "lends, {} reclaims ({} GPUs, {} evictions)",
-                                t.lend_from, t.lend_to, t.gpu_hours_lent, t.max_lent_gpus, t.lends,
-                                t.reclaims, t.gpus_reclaimed, t.reclaim_evictions)});
+        {"lending",
+         fmt::format("{} -> {}: {:.0f} GPU-hours lent (at most {} GPUs), {} "
+                     "lends, {} reclaims ({} GPUs, {} evictions, {:.0f} GPU-hours "
+                     "reclaimed)",
+                     t.lend_from, t.lend_to, t.gpu_hours_lent, t.max_lent_gpus, t.lends, t.reclaims,
+                     t.gpus_reclaimed, t.reclaim_evictions, t.gpu_hours_reclaimed)});
   } else {
     v.push_back({"lending", "off (static split)"});
   }

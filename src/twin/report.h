@@ -219,6 +219,9 @@ struct TidalReport {
   int lends = 0, reclaims = 0;
   int gpus_reclaimed = 0;     // Quota taken back, summed over reclaims.
   int reclaim_evictions = 0;  // Borrowing workloads evicted to give GPUs back.
+  // GPU-hours of lent capacity serving took back: each reclaimed GPU counted from its reclaim
+  // until it is lent again or the run ends (tidal/reclaimed_capacity.h).
+  double gpu_hours_reclaimed = 0;
   // GPU-hours the borrowing team held beyond its static quota (the twin's count, at each
   // autoscaler sync): what the lending gave training.
   double training_gpu_hours_gained = 0;

@@ -82,6 +82,7 @@ std::vector<KpiDelta> CompareKpis(const Report& b, const Report& a) {
     add("tidal", "slo_minutes_violated", tb.slo_minutes_violated, ta.slo_minutes_violated);
     add("tidal", "gpu_hours_lent", tb.gpu_hours_lent, ta.gpu_hours_lent);
     add("tidal", "gpus_reclaimed", tb.gpus_reclaimed, ta.gpus_reclaimed);
+    add("tidal", "gpu_hours_reclaimed", tb.gpu_hours_reclaimed, ta.gpu_hours_reclaimed);
     add("tidal", "reclaim_evictions", tb.reclaim_evictions, ta.reclaim_evictions);
     add("tidal", "training_gpu_hours", tb.training_gpu_hours, ta.training_gpu_hours);
     add("tidal", "training_gpu_hours_gained", tb.training_gpu_hours_gained,

@@ -81,6 +81,17 @@ struct PodSetSpec {
   int gpus_per_pod = 1;
 };
 
+// The diagnose's right-sizing applied to a generator's workloads (docs/scenario.md). Off by
+// default. `to_used_gpus`: a pod asks for the GPUs it drives, ceil(gpus x used_gpu_fraction),
+// and drives as many on them (used_gpu_fraction = driven / asked). `mig_profile`: a pod left
+// with one fully used GPU takes this MIG instance when its SM-active read on the instance
+// (x 7/k) is at most 1, so the same SM work fits; its usage is read on the instance, as DCGM
+// reports it.
+struct RightSizeSpec {
+  bool to_used_gpus = false;
+  std::string mig_profile;  // "" = none.
+};
+
 struct GeneratorSpec {
   std::string name;
   std::string team;
@@ -108,6 +119,9 @@ struct GeneratorSpec {
   double pod_creation_seconds = 0;    // Pods created this far apart (0 = all at once).
   double startup_jitter_seconds = 0;  // Each start takes up to this much longer (uniform).
   UsageSpec usage;
+  // Right-sizing applied to each workload after everything is drawn, so the random stream —
+  // and what the job does with the GPUs it uses — is the same with and without it.
+  RightSizeSpec right_size;
   // Labels of every workload it makes; the twin adds kGeneratorLabel = the generator's name
   // unless they set it.
   std::map<std::string, std::string> labels;

@@ -123,6 +123,22 @@ Status ParseSharing(const Reader& r, const YAML::Node& n, const std::string& pat
   return Status::Ok();
 }
 
+// right_size: the diagnose's right-sizing, applied per workload once everything is drawn.
+Status ParseRightSize(const Reader& r, const YAML::Node& n, const std::string& path,
+                      GeneratorSpec* g) {
+  STEWARD_RETURN_IF_ERROR(r.CheckKeys(n, path, {"to_used_gpus", "mig_profile"}));
+  STEWARD_RETURN_IF_ERROR(r.Get(n, "to_used_gpus", path, &g->right_size.to_used_gpus));
+  STEWARD_RETURN_IF_ERROR(r.Get(n, "mig_profile", path, &g->right_size.mig_profile));
+  const std::string& mig = g->right_size.mig_profile;
+  if (!mig.empty() && place::ParseMigProfile(mig) == place::kNoMig)
+    return r.Error(n["mig_profile"], path + ".mig_profile",
+                   fmt::format("unknown MIG profile '{}' ({})", mig, place::MigProfileNames()));
+  if (!mig.empty() && !g->mig_profile.empty())
+    return r.Error(n["mig_profile"], path + ".mig_profile",
+                   "is exclusive with the generator's own mig_profile");
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status ParseGenerator(const Reader& r, const YAML::Node& n, const std::string& path,
@@ -146,6 +162,7 @@ Status ParseGenerator(const Reader& r, const YAML::Node& n, const std::string& p
                                        "gpu_milli",
                                        "mig_profile",
                                        "usage",
+                                       "right_size",
                                        "min_replicas",
                                        "max_replicas",
                                        "peak_hour",
@@ -236,6 +253,8 @@ Status ParseGenerator(const Reader& r, const YAML::Node& n, const std::string& p
   STEWARD_RETURN_IF_ERROR(ParseSharing(r, n, path, g));
   if (YAML::Node u = n["usage"])
     STEWARD_RETURN_IF_ERROR(ParseUsage(r, u, path + ".usage", &g->usage));
+  if (YAML::Node rs = n["right_size"])
+    STEWARD_RETURN_IF_ERROR(ParseRightSize(r, rs, path + ".right_size", g));
   STEWARD_RETURN_IF_ERROR(ParseLabels(r, n, "labels", path, &g->labels));
   STEWARD_RETURN_IF_ERROR(r.Get(n, "min_replicas", path, &g->min_replicas));
   STEWARD_RETURN_IF_ERROR(r.Get(n, "max_replicas", path, &g->max_replicas));

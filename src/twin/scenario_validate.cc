@@ -106,13 +106,16 @@ Status Validate(const Reader& r, const YAML::Node& root, const Scenario& s) {
     if (!g.gpu_model.empty() && !names.count(g.gpu_model))
       return r.Error(n["gpu_model"], fmt::format("generators[{}].gpu_model", i),
                      fmt::format("unknown GPU model '{}'", g.gpu_model));
-    if (!g.mig_profile.empty()) {
+    if (!g.mig_profile.empty() || !g.right_size.mig_profile.empty()) {
       // MIG needs a MIG-capable model: the one it asks for, or any if it asks for none.
       bool capable = false;
       for (const auto& m : s.gpu_models)
         capable = capable || (m.mig_capable && (g.gpu_model.empty() || m.name == g.gpu_model));
+      const bool own = !g.mig_profile.empty();
       if (!capable && s.alibaba_nodes.empty())
-        return r.Error(n["mig_profile"], fmt::format("generators[{}].mig_profile", i),
+        return r.Error(own ? n["mig_profile"] : n["right_size"]["mig_profile"],
+                       own ? fmt::format("generators[{}].mig_profile", i)
+                           : fmt::format("generators[{}].right_size.mig_profile", i),
                        g.gpu_model.empty()
                            ? "no GPU model of the cluster is mig_capable"
                            : fmt::format("GPU model '{}' is not mig_capable", g.gpu_model));

@@ -204,6 +204,7 @@ void Twin::RunUntil(SimTime t) {
   }
   AccumulateUnavailable(std::max(now_, until));
   now_ = std::max(now_, until);
+  admitter_->FlushPendingReasons(*this);  // Reasons are read between RunUntil calls only.
 }
 
 const WorkloadRun* Twin::FindRun(std::string_view name) const {

@@ -285,9 +285,9 @@ class Twin : private AdmissionHost, private TwinOps {
   int GpusWanted(model::WorkloadId id) const override;
   int TryPlace(model::WorkloadId id, int gpu_budget, bool* done) override;
   void SetPendingReason(model::WorkloadId id, std::string_view reason,
-                        std::string detail) override {
+                        std::string_view detail) override {
     runs_[id].reason = reason;
-    runs_[id].reason_detail = std::move(detail);
+    runs_[id].reason_detail.assign(detail);  // Reuses the string's buffer.
   }
   void Preempt(model::WorkloadId victim, model::WorkloadId preemptor) override;
   bool FitsAfterPreempting(model::WorkloadId id,

@@ -5,10 +5,44 @@
 #include <algorithm>
 #include <cmath>
 
+#include "place/mig.h"
+
 namespace steward::twin {
 namespace {
 
 constexpr double kPi = 3.141592653589793;
+
+// The diagnose's right-sizing (RightSizeSpec), after every draw, so the random stream is the
+// one without it. The job's work stays: the GPUs it drives (gpus x used_gpu_fraction per pod),
+// and on them its SM-active, stalls and active hours. Only what it asks for changes, and how
+// DCGM reads the same work on a MIG instance (x 7/k, the instance being k/7 of the SMs).
+void RightSize(const RightSizeSpec& rs, model::Workload* w) {
+  // Generators make one pod set; a pod asks for the GPUs it drives, rounded up, and drives
+  // the same GPU count on them: gpus x used_gpu_fraction is unchanged.
+  if (rs.to_used_gpus && w->usage.used_gpu_fraction < 1 && w->pod_sets.size() == 1 &&
+      w->pod_sets[0].gpu_milli >= 1000 && w->pod_sets[0].mig_profile.empty()) {
+    model::PodSet& ps = w->pod_sets[0];
+    const double driven = ps.gpus_per_pod * w->usage.used_gpu_fraction;
+    const int used = std::max(1, static_cast<int>(std::ceil(driven - 1e-9)));
+    if (used < ps.gpus_per_pod) {
+      ps.gpus_per_pod = used;
+      w->usage.used_gpu_fraction = std::min(1.0, driven / used);
+    }
+  }
+  if (rs.mig_profile.empty()) return;
+  const int profile = place::ParseMigProfile(rs.mig_profile);
+  const double scale =
+      static_cast<double>(place::kMigComputeSlices) / place::MigInfo(profile).compute_slices;
+  // Only a whole single GPU, fully used, whose SM work fits on the instance.
+  if (w->usage.used_gpu_fraction < 1 || w->usage.sm_active * scale > 1) return;
+  for (const model::PodSet& ps : w->pod_sets)
+    if (ps.gpus_per_pod != 1 || ps.gpu_milli < 1000 || !ps.mig_profile.empty()) return;
+  for (model::PodSet& ps : w->pod_sets) ps.mig_profile = rs.mig_profile;
+  model::UsageProfile& u = w->usage;
+  u.sm_active *= scale;
+  u.busy = std::clamp(u.busy * scale, u.sm_active, 1.0);  // A kernel runs at least that often.
+  u.idle_busy = std::min(1.0, u.idle_busy * scale);
+}
 
 class GeneratorSource final : public WorkloadSource {
  public:
@@ -117,6 +151,7 @@ class GeneratorSource final : public WorkloadSource {
       ps.gpu_milli = milli;
       ps.mig_profile = spec_.mig_profile;
     }
+    RightSize(spec_.right_size, &w);
     return w;
   }
 

@@ -203,6 +203,10 @@ TEST(TidalControllerTest, ReclaimEvictsLeastLostWorkWithTheSaveAsGrace) {
   c.now = c.now + Minutes(1);
   ASSERT_TRUE(tidal.Step({Chat(20)}).ok());
   EXPECT_EQ(c.evictions.size(), 7u);
+  // 56 GPUs (72 lent -> 16) came back a minute ago and are not lent again: 56 x 1/60 GPU-hours
+  // so far; an hour after the reclaim, 56.
+  EXPECT_NEAR(tidal.stats().gpu_hours_reclaimed, 56.0 / 60, 1e-9);
+  EXPECT_NEAR(tidal.GpuHoursReclaimed(c.now + Minutes(59)), 56.0, 1e-9);
 }
 
 TEST(TidalControllerTest, AConflictIsReReadAndRetried) {

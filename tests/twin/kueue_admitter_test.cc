@@ -1,4 +1,5 @@
 // The twin under Kueue policies: the guide's case 2 (examples/case2/) and hand-sized cases.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "twin/twin.h"
@@ -349,6 +350,45 @@ generators:
   EXPECT_EQ(r.pending_by_reason.at("cohort_borrowing_limit"), 1);
   EXPECT_EQ(r.pending_by_reason.at("no_matching_flavor"), 1);
   EXPECT_EQ(r.pending_by_reason.at("unhealthy_capacity"), 1);
+}
+
+// BestEffortFIFO with a long queue of one shape: the first 3x8-GPU job can never fit (16 GPUs
+// at most); the 40 behind it, of the same shape, are not tried but get its reason ("as ...")
+// and count as inadmissible; the small job behind them is admitted. Their reasons are written
+// lazily (a pass does not visit dominated workloads), so this also checks they are all there
+// when RunUntil returns.
+TEST(KueueAdmitterTest, DominatedWorkloadsGetTheFailuresReasonWithoutBeingTried) {
+  TwinOptions o;
+  o.policy_files = {
+      testing::WriteTempFile("dominated.yaml", testing::TwoTeamPolicyYaml(8, 8, "{}"))};
+  Scenario s = testing::MustParse(testing::SmallScenarioYaml(
+      2, "team-a:0,team-b:0",
+      "generators:\n"
+      "  - {name: wide, team: team-a, kind: batch, arrival: {process: once, count: 41},\n"
+      "     pods: 3, gpus_per_pod: 8, duration_hours: 1}\n"
+      "  - {name: small, team: team-a, kind: batch, arrival: {process: once, count: 1},\n"
+      "     gpus_per_pod: 8, duration_hours: 1}\n"));
+  auto t = Twin::Create(std::move(s), o);
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  (*t)->RunUntil(kSimStart + Minutes(5));
+  const WorkloadRun* head = (*t)->FindRun("wide-000000");
+  ASSERT_TRUE(head);
+  EXPECT_EQ(head->reason, "exceeds_max_quota");
+  for (int i = 1; i <= 40; ++i) {
+    const WorkloadRun* w = (*t)->FindRun(fmt::format("wide-{:06d}", i));
+    ASSERT_TRUE(w);
+    EXPECT_EQ(w->state, RunState::kPending);
+    EXPECT_EQ(w->reason, "exceeds_max_quota");
+    EXPECT_EQ(w->reason_detail.rfind("as wide-000000 (same queue, no smaller request): ", 0), 0u)
+        << w->reason_detail;
+  }
+  EXPECT_NE((*t)->FindRun("small-000000")->state, RunState::kPending);
+  const Report r = (*t)->BuildReport();
+  EXPECT_EQ(r.pending_by_reason.at("exceeds_max_quota"), 41);
+  int inadmissible = 0;
+  for (const ClusterQueueReport& q : r.scheduler.cluster_queues)
+    inadmissible += q.pending_inadmissible;
+  EXPECT_EQ(inadmissible, 41);
 }
 
 }  // namespace

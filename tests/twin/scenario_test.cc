@@ -1,9 +1,9 @@
-#include "twin/build_cluster.h"
 #include "twin/scenario.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "twin/build_cluster.h"
 #include "twin/twin.h"
 #include "twin_test_util.h"
 
@@ -92,6 +92,21 @@ INSTANTIATE_TEST_SUITE_P(
                            "  - {name: g, team: a, kind: notebook, arrival: {rate_per_hour: 1},\n"
                            "     mig_profile: 2g.20gb}\n",
                 "generators[0].mig_profile: no GPU model of the cluster is mig_capable"},
+        BadCase{"right_size_unknown_mig_profile",
+                kCluster + "teams: [{name: a, quota_gpus: 8}]\ngenerators:\n"
+                           "  - {name: g, team: a, kind: notebook, arrival: {rate_per_hour: 1},\n"
+                           "     right_size: {mig_profile: 2g.30gb}}\n",
+                "generators[0].right_size.mig_profile: unknown MIG profile '2g.30gb'"},
+        BadCase{"right_size_mig_needs_capable_model",
+                kCluster + "teams: [{name: a, quota_gpus: 8}]\ngenerators:\n"
+                           "  - {name: g, team: a, kind: notebook, arrival: {rate_per_hour: 1},\n"
+                           "     right_size: {mig_profile: 2g.20gb}}\n",
+                "generators[0].right_size.mig_profile: no GPU model of the cluster is mig_capable"},
+        BadCase{"right_size_unknown_field",
+                kCluster + "teams: [{name: a, quota_gpus: 8}]\ngenerators:\n"
+                           "  - {name: g, team: a, kind: batch, arrival: {rate_per_hour: 1},\n"
+                           "     right_size: {to_used: true}}\n",
+                "generators[0].right_size.to_used: unknown field"},
         BadCase{"shared_pod_takes_one_gpu",
                 kCluster + "teams: [{name: a, quota_gpus: 8}]\ngenerators:\n"
                            "  - {name: g, team: a, kind: batch, arrival: {rate_per_hour: 1},\n"
