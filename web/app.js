@@ -587,6 +587,9 @@ function renderRollouts(body) {
       `<span class="chip" data-key="nodes_rolled_back">rolled back: ${r.nodes_rolled_back}</span>` +
       `<span class="chip" data-key="max_unavailable_seen">max unavailable seen: ${r.max_unavailable_seen} of ${r.max_unavailable}</span>` +
       `<span class="chip">${esc(r.reason)}</span></div>` +
+      (r.state === "paused" ? '<div class="answer">paused for a human: ' +
+        `<button type="button" data-answer="resume" data-plan="${esc(r.plan)}">Resume</button> ` +
+        `<button type="button" data-answer="abort" data-plan="${esc(r.plan)}">Abort (roll back)</button></div>` : "") +
       '<table class="batches"><thead><tr><th>batch</th><th>state</th><th>nodes</th><th>gate</th><th>metric</th>' +
       "<th>value</th><th>success</th><th>failure</th><th>verdict</th><th>measured</th></tr></thead>" +
       `<tbody>${rows}</tbody></table>` +
@@ -683,6 +686,14 @@ function wire() {
         (r) => `${r.node} ${r.cordoned ? "cordoned" : "uncordoned"}`);
     });
   }
+  // A paused rollout's Resume and Abort (renderRollouts redraws the buttons every refresh).
+  $("#rollouts").addEventListener("click", (ev) => {
+    const b = ev.target.closest("button[data-answer]");
+    if (!b) return;
+    post(`/api/rollouts/${encodeURIComponent(b.dataset.plan)}/answer`,
+      {answer: b.dataset.answer, why: "from the dashboard"},
+      (r) => `rollout ${r.rollout}: ${r.answer === "resume" ? "resumed" : "aborted"}`);
+  });
   const canvas = $("#heatmap");
   canvas.addEventListener("mousemove", (ev) => {
     const k = nodeAt(ev);

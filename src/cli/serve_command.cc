@@ -121,8 +121,10 @@ void Serve(const ServeArgs& a) {
 
   server::LiveTwinOptions live_options;
   live_options.remediation = setup->remediation;
-  if (!setup->rollouts.empty())
+  if (!setup->rollouts.empty()) {
     live_options.rollouts = rollout::StatusFeed({setup->rollouts.begin(), setup->rollouts.end()});
+    live_options.answer_rollout = rollout::PauseAnswerer(setup->rollouts);
+  }
   live_options.speed = a.speed;
   live_options.dcgm_interval_seconds = a.dcgm_interval;
   live_options.currency = prices.currency();

@@ -22,6 +22,42 @@ GateSpec Gate(std::string name, std::string metric, std::string success, std::st
   return g;
 }
 
+// gated.plan: the plan file's batches, budgets and gates, on the entry's batch of nodes (the
+// plan's selector narrows it further). The plan must roll out the entry's driver version: the
+// twin's bad-version model (XIDs, missing GPUs) belongs to the entry.
+Result<RolloutPlan> PlanFromFile(const twin::Scenario& scenario, const model::Cluster& cluster,
+                                 size_t index, const std::vector<std::string>& batch) {
+  const twin::DriverRolloutSpec& ro = scenario.faults.driver_rollouts[index];
+  const std::string field = fmt::format("faults.driver_rollouts[{}].gated.plan", index);
+  const auto error = [&](const std::string& why) {
+    return MakeInputError(scenario.source, ro.gated.plan_line, 0, field, why);
+  };
+  Result<RolloutPlan> loaded = LoadPlan(ro.gated.plan.string());
+  if (!loaded.ok()) return error(loaded.status().message());
+  RolloutPlan plan = std::move(loaded).value();
+  if (plan.component != Component::kDriver)
+    return error(fmt::format("{} rolls out {}; a driver_rollouts entry takes a driver plan",
+                             plan.file, ComponentName(plan.component)));
+  if (plan.version != ro.driver_version)
+    return error(fmt::format("{} rolls out driver {}; the entry's driver_version is {}", plan.file,
+                             plan.version, ro.driver_version));
+  bool any = false;
+  for (const std::string& name : batch) {
+    const model::Node& n = cluster.node(cluster.FindNode(name));
+    bool match = true;
+    for (const auto& [k, v] : plan.selector) {
+      auto it = n.labels.find(k);
+      match = match && it != n.labels.end() && it->second == v;
+    }
+    any = any || match;
+  }
+  if (!any)
+    return error(fmt::format("no node of the entry's batch ({} .. {}) has {}'s selector labels",
+                             batch.front(), batch.back(), plan.file));
+  plan.nodes = batch;
+  return plan;
+}
+
 }  // namespace
 
 Result<RolloutPlan> PlanForDriverRollout(const twin::Scenario& scenario,
@@ -39,6 +75,9 @@ Result<RolloutPlan> PlanForDriverRollout(const twin::Scenario& scenario,
         scenario.source, ro.line, 0, field,
         fmt::format("pool '{}' has {} nodes; the batch is nodes [{}, {})", ro.pool, members.size(),
                     ro.first_node, ro.first_node + count));
+  const std::vector<std::string> batch(members.begin() + ro.first_node,
+                                       members.begin() + ro.first_node + count);
+  if (!g.plan.empty()) return PlanFromFile(scenario, cluster, index, batch);
   RolloutPlan plan;
   plan.file = fmt::format("{}: {}", scenario.source, field);
   plan.name = fmt::format("{}-driver-{}", ro.pool, ro.driver_version);
@@ -50,7 +89,7 @@ Result<RolloutPlan> PlanForDriverRollout(const twin::Scenario& scenario,
   }
   plan.component = Component::kDriver;
   plan.version = ro.driver_version;
-  plan.nodes.assign(members.begin() + ro.first_node, members.begin() + ro.first_node + count);
+  plan.nodes = batch;
   plan.max_parallel = g.max_parallel;
   plan.soak = SecondsF(g.soak_hours * 3600);
   BatchSpec canary;
@@ -84,6 +123,10 @@ Result<std::vector<TwinRollout*>> AttachScenarioRollouts(twin::Twin& twin) {
     // Decisions record the plan's commit: the scenario is not a plan file in Git.
     auto r = std::make_unique<TwinRollout>(std::move(plan), "none", nullptr);
     r->set_start(kSimStart + SecondsF(ro.at_hours * 3600));
+    if (ro.gated.human)
+      r->set_human(
+          ro.gated.human->resume ? RolloutEngine::Answer::kResume : RolloutEngine::Answer::kAbort,
+          SecondsF(ro.gated.human->after_hours * 3600));
     STEWARD_ASSIGN_OR_RETURN(twin::TwinController * c, twin.AddController(std::move(r)));
     out.push_back(static_cast<TwinRollout*>(c));
   }

@@ -11,7 +11,10 @@
 // canary_nodes of the batch) and `rest`; gates `xids` (xid_rate_delta <= max_xid_rate_delta),
 // `gpus` (schedulable_gpus >= min_schedulable_gpus) and `jobs` (job_failure_rate <=
 // max_job_failure_rate), each failing when its success condition does not hold; rollback to
-// each node's own driver. Scripted entries (no `gated`) are the twin's own business.
+// each node's own driver. With `gated.plan` the plan file's batches, budgets and gates run on
+// the entry's batch instead, and a pause waits for `gated.human`, a human through
+// TwinRollout::Answer, or the end of the run. Scripted entries (no `gated`) are the twin's own
+// business.
 // Cost: O(nodes) per entry. Thread-safety: the twin's thread.
 #pragma once
 

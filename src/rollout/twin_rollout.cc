@@ -1,5 +1,7 @@
 #include "rollout/twin_rollout.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 #include "model/xid_catalog.h"
@@ -43,7 +45,14 @@ void TwinRollout::OnSignal(const twin::TwinSignal& s) {
 }
 
 void TwinRollout::OnWake(SimTime now) {
-  if (!status_.ok() || !engine_ || now < next_step_) return;
+  if (!status_.ok() || !engine_) return;
+  if (Paused() && human_ && now >= paused_at_ + human_delay_) {
+    Status s = Answer(*human_, fmt::format("the scenario's human, {:.0f} min into the pause",
+                                           human_delay_.ToSeconds() / 60));
+    if (!s.ok()) status_ = s;
+    return;
+  }
+  if (now < next_step_) return;
   if (!begun_) {
     BeginRun();
     return;
@@ -52,7 +61,24 @@ void TwinRollout::OnWake(SimTime now) {
   ++steps_;
   status_ = engine_->Step();
   next_step_ = now + plan_.tick;
-  if (status_.ok() && engine_->run().state == RolloutState::kPaused) AnswerPause();
+  if (status_.ok() && Paused()) {
+    paused_at_ = now;
+    AnswerPause();
+  }
+}
+
+bool TwinRollout::Paused() const { return begun_ && engine_->run().state == RolloutState::kPaused; }
+
+Status TwinRollout::Answer(RolloutEngine::Answer answer, const std::string& why) {
+  if (!status_.ok()) return status_;
+  if (!Paused())
+    return Status::FailedPrecondition(
+        fmt::format("rollout '{}' is not paused", begun_ ? engine_->run().plan_name : plan_.name));
+  Status s = engine_->AnswerPause(answer, why);
+  if (!s.ok()) return s;
+  paused_at_ = SimTime::Never();
+  next_step_ = ops_->Now() + plan_.tick;
+  return Status::Ok();
 }
 
 // A replay gives a pause the answer the log holds (a human's, from an earlier run); past the
@@ -79,7 +105,9 @@ void TwinRollout::AnswerPause() {
 }
 
 SimTime TwinRollout::NextDeadline() const {
-  if (!status_.ok() || !engine_ || (begun_ && !engine_->Active())) return SimTime::Never();
+  if (!status_.ok() || !engine_) return SimTime::Never();
+  if (Paused() && human_) return paused_at_ + human_delay_;
+  if (begun_ && !engine_->Active()) return SimTime::Never();
   return next_step_;
 }
 
@@ -126,6 +154,21 @@ std::function<std::shared_ptr<const nlohmann::json>()> StatusFeed(
       if (r->begun()) array->push_back(StatusJson(r->engine()->run(), r->engine()->decisions()));
     cache->json = array->empty() ? nullptr : std::move(array);
     return cache->json;
+  };
+}
+
+std::function<Status(twin::Twin&, const std::string&, bool, const std::string&)> PauseAnswerer(
+    std::vector<TwinRollout*> rollouts) {
+  return [rollouts = std::move(rollouts)](twin::Twin& twin, const std::string& rollout, bool resume,
+                                          const std::string& why) -> Status {
+    for (TwinRollout* r : rollouts) {
+      if (r->name() != rollout) continue;
+      Status s =
+          r->Answer(resume ? RolloutEngine::Answer::kResume : RolloutEngine::Answer::kAbort, why);
+      if (s.ok()) twin.Rewake(r);
+      return s;
+    }
+    return Status::NotFound("no rollout named '" + rollout + "'");
   };
 }
 

@@ -25,6 +25,7 @@
 
 #include "rollout/engine.h"
 #include "twin/controller.h"
+#include "twin/twin.h"
 #include "twin/twin_cluster_control.h"
 
 namespace steward::rollout {
@@ -46,6 +47,18 @@ class TwinRollout final : public twin::TwinController, public MetricSource {
   // Begins the run at simulated time `at` instead of when attached. REQUIRES: before Attach.
   void set_start(SimTime at) { start_ = at; }
 
+  // A scripted human (a scenario's gated.human): every pause the log does not answer is
+  // answered `delay` after it began. Without one (and without set_answer) a pause waits for
+  // Answer().
+  void set_human(RolloutEngine::Answer answer, SimDuration delay) {
+    human_ = answer;
+    human_delay_ = delay;
+  }
+  // A human's answer now (steward serve's POST /api/rollouts/NAME/answer), recorded with
+  // `why`. FailedPrecondition unless the rollout is paused. The caller re-reads the deadline
+  // (twin::Twin::Rewake).
+  Status Answer(RolloutEngine::Answer answer, const std::string& why);
+
   std::string_view Name() const override { return "rollout"; }
   Status Attach(twin::TwinOps& ops) override;
   void OnSignal(const twin::TwinSignal& signal) override;
@@ -59,6 +72,8 @@ class TwinRollout final : public twin::TwinController, public MetricSource {
   std::optional<double> JobFailureRate(const std::vector<std::string>& nodes, SimTime from,
                                        SimTime to) override;
 
+  // The plan's name (GET /api/rollouts' rollouts[].name).
+  const std::string& name() const { return plan_.name; }
   // Null until attached.
   const RolloutEngine* engine() const { return engine_.get(); }
   // The run has begun (its start time came): engine()->run() is the rollout's.
@@ -80,6 +95,10 @@ class TwinRollout final : public twin::TwinController, public MetricSource {
   int64_t steps_ = 0;
   std::optional<RolloutEngine::Answer> answer_;
   std::string answer_why_;
+  std::optional<RolloutEngine::Answer> human_;
+  SimDuration human_delay_;
+  SimTime paused_at_ = SimTime::Never();  // When the current pause began.
+  bool Paused() const;
   void AnswerPause();
   SimTime next_step_ = SimTime::Never();
   // By node name: times of XIDs, and of XIDs that stopped workloads.
@@ -92,5 +111,11 @@ class TwinRollout final : public twin::TwinController, public MetricSource {
 // null while none has begun. Call it on the twin's thread.
 std::function<std::shared_ptr<const nlohmann::json>()> StatusFeed(
     std::vector<const TwinRollout*> rollouts);
+
+// A human's answer to the paused one of `rollouts` named `rollout` (LiveTwinOptions::
+// answer_rollout, POST /api/rollouts/NAME/answer): NotFound for no such name. Call the returned
+// function on the twin's thread.
+std::function<Status(twin::Twin&, const std::string& rollout, bool resume, const std::string& why)>
+PauseAnswerer(std::vector<TwinRollout*> rollouts);
 
 }  // namespace steward::rollout

@@ -468,6 +468,24 @@ json TenancyJson(const audit::AuditResult* tenancy) {
   return j;
 }
 
+// POST /api/rollouts/NAME/answer {"answer": "resume"|"abort", "why": "..."}: a human's answer
+// to a rollout paused on an inconclusive gate.
+HttpReply PostRolloutAnswer(LiveTwin& live, const HttpRequest& r, const std::string& rollout) {
+  auto body_r = ParseBody(r);
+  if (!body_r.ok()) return ErrorReply(400, body_r.status().message());
+  if (Status s = CheckKeys(*body_r, {"answer", "why"}); !s.ok())
+    return ErrorReply(400, s.message());
+  BODY_FIELD(answer, *body_r, "answer", std::string());
+  BODY_FIELD(why, *body_r, "why", std::string("from the dashboard"));
+  if (answer != "resume" && answer != "abort")
+    return ErrorReply(400, "answer: required, resume or abort");
+  const auto& answer_rollout = live.options().answer_rollout;
+  if (!answer_rollout) return ErrorReply(404, "no rollout named '" + rollout + "'");
+  const Status s = live.Control(
+      [&](twin::Twin& t) -> Status { return answer_rollout(t, rollout, answer == "resume", why); });
+  return Reply(s, {{"rollout", rollout}, {"answer", answer}, {"why", why}});
+}
+
 // GET /api/rollouts: the rollouts the engine runs in the twin (gated faults.driver_rollouts
 // entries, from their start), each in the shape of `steward rollout status --json`.
 json RolloutsJson(const Snapshot& s) {
@@ -571,6 +589,10 @@ HttpReply HandleApi(LiveTwin& live, const HttpRequest& r, const std::vector<std:
   if (seg.size() == 4 && what == "racks" && seg[3] == "fault") {
     if (!post) return MethodNotAllowed(r, "POST");
     return PostRackFault(live, r, seg[2]);
+  }
+  if (seg.size() == 4 && what == "rollouts" && seg[3] == "answer") {
+    if (!post) return MethodNotAllowed(r, "POST");
+    return PostRolloutAnswer(live, r, seg[2]);
   }
   if (seg.size() == 4 && what == "queues" && seg[3] == "quota") {
     if (!post) return MethodNotAllowed(r, "POST");

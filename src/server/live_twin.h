@@ -56,6 +56,12 @@ struct LiveTwinOptions {
   // simulation thread at every publish; returns the statuses as a JSON array, the same pointer
   // while nothing changed (the caller caches). Unset = none (rollout/ is above this module).
   std::function<std::shared_ptr<const nlohmann::json>()> rollouts;
+  // A human's answer to a paused rollout (POST /api/rollouts/NAME/answer), called on the
+  // simulation thread: NotFound for no such rollout, FailedPrecondition when it is not paused.
+  // Unset = no rollouts (404).
+  std::function<Status(twin::Twin&, const std::string& rollout, bool resume,
+                       const std::string& why)>
+      answer_rollout;
 };
 
 class LiveTwin {

@@ -18,7 +18,6 @@ using namespace scenario_yaml;  // NOLINT: the section readers of this one scena
 
 namespace {
 
-
 Status ParseRoot(const Reader& r, const YAML::Node& root, Scenario* s) {
   STEWARD_RETURN_IF_ERROR(r.CheckKeys(
       root, "",
@@ -67,8 +66,7 @@ Status ParseRoot(const Reader& r, const YAML::Node& root, Scenario* s) {
                   STEWARD_RETURN_IF_ERROR(r.Get(n, "time_scale", path, &t->time_scale));
                   return Positive(r, n["time_scale"], path + ".time_scale", t->time_scale);
                 }));
-  if (YAML::Node p = root["policies"])
-    STEWARD_RETURN_IF_ERROR(ParsePolicies(r, p, &s->policies));
+  if (YAML::Node p = root["policies"]) STEWARD_RETURN_IF_ERROR(ParsePolicies(r, p, &s->policies));
   if (YAML::Node f = root["faults"]) STEWARD_RETURN_IF_ERROR(ParseFaults(r, f, &s->faults));
   if (YAML::Node m = root["remediation"])
     STEWARD_RETURN_IF_ERROR(ParseRemediation(r, m, &s->remediation));
@@ -134,6 +132,9 @@ Result<Scenario> ParseScenario(std::string_view yaml_text, std::string_view sour
     if (f.is_relative() && source != "<default>") f = base / f;
   if (!s.alibaba_nodes.empty() && s.alibaba_nodes.is_relative() && source != "<default>")
     s.alibaba_nodes = base / s.alibaba_nodes;
+  for (auto& ro : s.faults.driver_rollouts)
+    if (!ro.gated.plan.empty() && ro.gated.plan.is_relative() && source != "<default>")
+      ro.gated.plan = base / ro.gated.plan;
   for (auto& g : s.generators) {
     std::filesystem::path& csv = g.serving.traffic.csv;
     if (!csv.empty() && csv.is_relative() && source != "<default>") csv = base / csv;

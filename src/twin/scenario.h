@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -208,8 +209,11 @@ struct RackEventSpec {
 // first `canary_nodes` nodes, then the rest, each soaked and then gated on the XID rate against
 // the nodes the rollout never touched, the schedulable share of the batch's GPUs and the job
 // failure rate; a failed gate (or a node failing validation) rolls every touched node back to
-// the pool's driver. Success and failure conditions are complementary: the twin has no human
-// to answer a pause.
+// the pool's driver. Success and failure conditions are complementary, so these gates never
+// pause. Or `plan`: a rollout plan file (docs/rollout.md "Plan") supplies batches, budgets and
+// gates for the entry's batch; its gates may be inconclusive, and a pause waits for a human:
+// `human` (a scripted answer after a delay), `steward serve`'s POST /api/rollouts/NAME/answer,
+// or the end of the run.
 struct GatedRolloutSpec {
   bool enabled = false;
   int canary_nodes = 1;
@@ -218,6 +222,14 @@ struct GatedRolloutSpec {
   double max_xid_rate_delta = 0.5;     // XIDs per node-hour above the control group.
   double min_schedulable_gpus = 0.75;  // Allocatable over capacity on the batch's nodes.
   double max_job_failure_rate = 0.5;
+  std::filesystem::path plan;  // Relative to the scenario file; empty = the fields above.
+  int plan_line = 0;
+  // A human who answers every pause `after_hours` after it begins.
+  struct HumanAnswer {
+    bool resume = true;  // false: abort (roll back).
+    double after_hours = 0.5;
+  };
+  std::optional<HumanAnswer> human;
 };
 
 // A driver version rolled out to a batch of one pool's nodes. A bad version raises the XID

@@ -27,7 +27,35 @@ Status ParseGated(const Reader& r, const YAML::Node& g, const std::string& path,
   STEWARD_RETURN_IF_ERROR(
       r.CheckKeys(g, path,
                   {"canary_nodes", "soak_hours", "max_parallel", "max_xid_rate_delta",
-                   "min_schedulable_gpus", "max_job_failure_rate"}));
+                   "min_schedulable_gpus", "max_job_failure_rate", "plan", "human"}));
+  if (const YAML::Node h = g["human"]) {
+    const std::string field = path + ".human";
+    if (!h.IsMap()) return r.Error(h, field, "must be a mapping {answer, after_hours}");
+    STEWARD_RETURN_IF_ERROR(r.CheckKeys(h, field, {"answer", "after_hours"}));
+    GatedRolloutSpec::HumanAnswer human;
+    std::string answer;
+    STEWARD_RETURN_IF_ERROR(r.Get(h, "answer", field, &answer, /*required=*/true));
+    if (answer != "resume" && answer != "abort")
+      return r.Error(h["answer"], field + ".answer", "must be resume or abort");
+    human.resume = answer == "resume";
+    STEWARD_RETURN_IF_ERROR(r.Get(h, "after_hours", field, &human.after_hours));
+    STEWARD_RETURN_IF_ERROR(
+        Positive(r, h["after_hours"], field + ".after_hours", human.after_hours, true));
+    out->human = human;
+  }
+  if (const YAML::Node plan = g["plan"]) {
+    // The plan file carries batches, budgets and gates: the entry's own would be ignored.
+    for (const char* key : {"canary_nodes", "soak_hours", "max_parallel", "max_xid_rate_delta",
+                            "min_schedulable_gpus", "max_job_failure_rate"})
+      if (g[key])
+        return r.Error(g[key], path + "." + key, "set it in the plan file (gated.plan is given)");
+    std::string file;
+    STEWARD_RETURN_IF_ERROR(r.Scalar(plan, path + ".plan", &file));
+    if (file.empty()) return r.Error(plan, path + ".plan", "must name a rollout plan file");
+    out->plan = file;
+    out->plan_line = plan.Mark().line + 1;
+    return Status::Ok();
+  }
   STEWARD_RETURN_IF_ERROR(r.Get(g, "canary_nodes", path, &out->canary_nodes));
   if (out->canary_nodes < 1)
     return r.Error(g["canary_nodes"], path + ".canary_nodes", "must be >= 1");

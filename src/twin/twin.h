@@ -232,6 +232,9 @@ class Twin : private AdmissionHost, private TwinOps {
   // owns them. Returns the controller, or the error of its Attach().
   Result<TwinController*> AddController(std::unique_ptr<TwinController> controller);
   const std::vector<std::unique_ptr<TwinController>>& controllers() const { return controllers_; }
+  // `controller` changed outside the twin's events (a human's answer through steward serve):
+  // re-reads its NextDeadline(). Between RunUntil() calls only.
+  void Rewake(const TwinController* controller);
 
   // Fault state, per GPU (by GpuId) and per node.
   const std::vector<GpuFaultState>& gpu_faults() const { return gpu_faults_; }

@@ -434,6 +434,11 @@ void Twin::SignalObservers(TwinSignal::Kind kind, model::WorkloadId w, model::No
   }
 }
 
+void Twin::Rewake(const TwinController* controller) {
+  for (size_t c = 0; c < controllers_.size(); ++c)
+    if (controllers_[c].get() == controller) ScheduleWake(c);
+}
+
 void Twin::ScheduleWake(size_t c) {
   const SimTime d = controllers_[c]->NextDeadline();
   if (d.is_never() || d > horizon_) return;

@@ -9,7 +9,9 @@
 #   - rollback restores every touched node (`twin nodes` at the end: driver label, version label,
 #     uncordoned, 8 GPUs); mid-rollout the version and upgrade-state labels are on the nodes;
 #   - the report's rollout section in text, JSON (the shape of `rollout status --json`) and HTML;
-#   - same scenario and seed, byte-identical reports; a bad `gated` field names file:line:field.
+#   - same scenario and seed, byte-identical reports; a bad `gated` field names file:line:field;
+#   - a gated entry with a plan file (examples/rollouts/twin-paused.yaml): its inconclusive XID
+#     gate pauses each batch, and the scenario's human resumes each an hour later.
 set -euo pipefail
 bin=${1:?usage: twin_rollouts.sh STEWARD}
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -115,4 +117,33 @@ if "$bin" twin validate "$tmp/bad.yaml" 2>"$tmp/bad.err"; then fail "canary_node
 line=$(grep -n "canary_nodes: 0" "$tmp/bad.yaml" | cut -d: -f1)
 grep -q "$tmp/bad.yaml:$line.*faults.driver_rollouts\[0\].gated.canary_nodes" "$tmp/bad.err" ||
   fail "error without file:line: field: $(cat "$tmp/bad.err")"
+# A gated entry with a full plan file whose XID gate is inconclusive: each batch pauses and the
+# scenario's human resumes it an hour later (examples/rollouts/twin-paused.yaml).
+paused="$root/examples/rollouts/twin-paused.yaml"
+"$bin" rollout validate "$root/examples/rollouts/twin-paused-plan.yaml" >/dev/null ||
+  fail "rollout validate twin-paused-plan.yaml"
+"$bin" twin run "$paused" --json >"$tmp/p.json" 2>>"$tmp/run.log" || fail "twin run twin-paused"
+"$bin" twin run "$paused" --json >"$tmp/p2.json" 2>>"$tmp/run.log" || fail "twin run twin-paused (2)"
+cmp -s "$tmp/p.json" "$tmp/p2.json" || fail "two runs of twin-paused differ"
+"$py" - "$tmp/p.json" <<'PY' || fail "paused rollout checks"
+import json, sys
+(r,) = json.load(open(sys.argv[1]))["rollouts"]
+def check(cond, what):
+    if not cond:
+        sys.exit(f"FAIL: {what}")
+check(r["plan"] == "h100-driver-565", r["plan"])  # The plan file's name.
+check(r["state"] == "succeeded", f"{r['state']} ({r['reason']})")
+check([b["name"] for b in r["batches"]] == ["canary", "rest"], r["batches"])
+check(len(r["batches"][0]["nodes"]) == 2 and r["nodes_upgraded"] == 8, r["nodes_upgraded"])
+for b in r["batches"]:
+    xids = next(g for g in b["gates"] if g["name"] == "xids")
+    check(xids["verdict"] == "inconclusive" and 0.1 < xids["value"] <= 5, (b["name"], xids))
+pauses = [d for d in r["log"] if d["kind"] == "rollout" and d["to"] == "paused"]
+answers = [d for d in r["log"] if d["kind"] == "rollout" and d["from"] == "paused"]
+check(len(pauses) == 2 and len(answers) == 2, (pauses, answers))
+for p, a in zip(pauses, answers):
+    check(a["at_us"] - p["at_us"] == 3600 * 10**6, (p["at_us"], a["at_us"]))
+    check(a["reason"] == "resumed by a human: the scenario's human, 60 min into the pause",
+          a["reason"])
+PY
 echo "twin rollouts: ok"
