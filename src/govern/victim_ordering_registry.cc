@@ -5,13 +5,13 @@
 namespace steward::govern {
 namespace {
 
-struct Entry {
+struct OrderingEntry {
   std::string_view name;
   std::unique_ptr<VictimOrdering> (*make)();
 };
 
 // The one table of orderings (greppable; no static registrars).
-constexpr Entry kOrderings[] = {
+constexpr OrderingEntry kOrderings[] = {
     {"kueue-classic", &NewKueueClassicOrdering},
     {"checkpoint-aware", &NewCheckpointAwareOrdering},
     {"largest-first", &NewLargestFirstOrdering},

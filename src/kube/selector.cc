@@ -52,7 +52,7 @@ void AppendReason(std::string& reasons, std::string_view reason) {
   reasons += reason;
 }
 
-std::string Quoted(std::string_view s) { return "\"" + std::string(s) + "\""; }
+std::string InQuotes(std::string_view s) { return "\"" + std::string(s) + "\""; }
 
 // Label matching needs one look-up, over either a std::map or a metadata.labels JSON object.
 template <typename Lookup>
@@ -96,13 +96,13 @@ bool RequirementMatches(const LabelRequirement& r, const Lookup& lookup) {
 Result<LabelRequirement> MakeRequirement(std::string key, LabelOp op,
                                          std::vector<std::string> values) {
   if (Status s = CheckLabelKey(key); !s.ok()) {
-    return Status::InvalidArgument("invalid label key " + Quoted(key) + ": " + s.message());
+    return Status::InvalidArgument("invalid label key " + InQuotes(key) + ": " + s.message());
   }
   switch (op) {
     case LabelOp::kIn:
     case LabelOp::kNotIn:
       if (values.empty()) {
-        return Status::InvalidArgument("key " + Quoted(key) +
+        return Status::InvalidArgument("key " + InQuotes(key) +
                                        ": for 'in', 'notin' operators, values set can't be empty");
       }
       std::sort(values.begin(), values.end());
@@ -111,28 +111,28 @@ Result<LabelRequirement> MakeRequirement(std::string key, LabelOp op,
     case LabelOp::kEquals:
     case LabelOp::kNotEquals:
       if (values.size() != 1) {
-        return Status::InvalidArgument("key " + Quoted(key) +
+        return Status::InvalidArgument("key " + InQuotes(key) +
                                        ": exact-match compatibility requires one single value");
       }
       break;
     case LabelOp::kExists:
     case LabelOp::kDoesNotExist:
       if (!values.empty()) {
-        return Status::InvalidArgument("key " + Quoted(key) +
+        return Status::InvalidArgument("key " + InQuotes(key) +
                                        ": values set must be empty for exists and does not exist");
       }
       break;
     case LabelOp::kGreaterThan:
     case LabelOp::kLessThan: {
       if (values.size() != 1) {
-        return Status::InvalidArgument("key " + Quoted(key) +
+        return Status::InvalidArgument("key " + InQuotes(key) +
                                        ": for 'Gt', 'Lt' operators, exactly one value is required");
       }
       const std::string& v = values.front();
       int64_t n = 0;
       auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
       if (v.empty() || ec != std::errc() || end != v.data() + v.size()) {
-        return Status::InvalidArgument("key " + Quoted(key) + ": value " + Quoted(v) +
+        return Status::InvalidArgument("key " + InQuotes(key) + ": value " + InQuotes(v) +
                                        ": for 'Gt', 'Lt' operators, the value must be an integer");
       }
       break;
@@ -140,8 +140,8 @@ Result<LabelRequirement> MakeRequirement(std::string key, LabelOp op,
   }
   for (const std::string& v : values) {
     if (Status s = CheckLabelValue(v); !s.ok()) {
-      return Status::InvalidArgument("invalid label value " + Quoted(v) + " for key " +
-                                     Quoted(key) + ": " + s.message());
+      return Status::InvalidArgument("invalid label value " + InQuotes(v) + " for key " +
+                                     InQuotes(key) + ": " + s.message());
     }
   }
   return LabelRequirement{std::move(key), op, std::move(values)};
@@ -289,7 +289,8 @@ class Parser {
     }
     std::string key_text = key->text;
     if (Status s = CheckLabelKey(key_text); !s.ok()) {
-      return Status::InvalidArgument("invalid label key " + Quoted(key_text) + ": " + s.message());
+      return Status::InvalidArgument("invalid label key " + InQuotes(key_text) + ": " +
+                                     s.message());
     }
     Token next = Peek().token;
     if (negated) return MakeRequirement(std::move(key_text), LabelOp::kDoesNotExist, {});
@@ -535,7 +536,7 @@ Result<LabelSelector> LabelSelector::FromJson(const json& selector) {
                                      std::string(it->type_name()) + ")");
     }
     for (const auto& [key, value] : it->items()) {
-      std::string field = "matchLabels[" + Quoted(key) + "]";
+      std::string field = "matchLabels[" + InQuotes(key) + "]";
       if (!value.is_string()) {
         return Status::InvalidArgument(field + " must be a string (got " +
                                        std::string(value.type_name()) + ")");
@@ -577,7 +578,7 @@ Result<LabelSelector> LabelSelector::FromJson(const json& selector) {
       } else if (op_text == "DoesNotExist") {
         op = LabelOp::kDoesNotExist;
       } else {
-        return Status::InvalidArgument(field + ".operator: " + Quoted(op_text) +
+        return Status::InvalidArgument(field + ".operator: " + InQuotes(op_text) +
                                        " is not a valid label selector operator (In, NotIn, "
                                        "Exists, DoesNotExist)");
       }

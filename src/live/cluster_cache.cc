@@ -29,12 +29,6 @@ std::string Str(const json& j, const char* key) {
   return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
-std::string KeyOf(const json& object) {
-  const json meta = object.is_object() && object.contains("metadata") ? object["metadata"] : json();
-  const std::string ns = Str(meta, "namespace");
-  return ns.empty() ? Str(meta, "name") : ns + "/" + Str(meta, "name");
-}
-
 bool HasVerbs(const json& resource, std::initializer_list<const char*> verbs) {
   if (!resource.contains("verbs") || !resource["verbs"].is_array()) return false;
   for (const char* v : verbs)
@@ -120,12 +114,12 @@ struct ClusterCache::Impl {
   InformerHandlers Handlers(const std::string& resource, std::map<std::string, T> Impl::*map,
                             T (*decode)(kube::JsonDecoder&, const json&)) {
     auto put = [this, map, decode, resource](const json& object, const char* type) {
-      kube::JsonDecoder d(fmt::format("{} {}", resource, KeyOf(object)));
+      kube::JsonDecoder d(fmt::format("{} {}", resource, ObjectKey(object)));
       T value = decode(d, object);
       if (!d.status().ok()) ++decode_errors;
       {
         std::unique_lock lock(mu);
-        const std::string key = KeyOf(object);
+        const std::string key = ObjectKey(object);
         if constexpr (std::is_same_v<T, kube::Pod>) {
           if (auto it = pods.find(key); it != pods.end()) Unindex(key, it->second);
           Index(key, value);
@@ -140,7 +134,7 @@ struct ClusterCache::Impl {
     h.on_delete = [this, map, resource](const json& object) {
       {
         std::unique_lock lock(mu);
-        const std::string key = KeyOf(object);
+        const std::string key = ObjectKey(object);
         auto& m = this->*map;
         auto it = m.find(key);
         if (it == m.end()) return;

@@ -21,14 +21,14 @@ std::string StringField(const json& object, const char* key) {
   return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
-std::string KeyOf(const json& object) {
+}  // namespace
+
+std::string ObjectKey(const json& object) {
   const json& meta = Metadata(object);
   const std::string ns = StringField(meta, "namespace");
   const std::string name = StringField(meta, "name");
   return ns.empty() ? name : ns + "/" + name;
 }
-
-}  // namespace
 
 Informer::Informer(KubeClient* client, InformerOptions options, InformerHandlers handlers)
     : client_(client),
@@ -195,7 +195,7 @@ void Informer::Backoff() {
 }
 
 void Informer::Apply(const std::string& type, const json& object) {
-  const std::string key = KeyOf(object);
+  const std::string key = ObjectKey(object);
   const bool wanted = type != "DELETED" && (!options_.filter || options_.filter(object));
   std::optional<json> old;
   {
@@ -222,7 +222,7 @@ void Informer::Replace(const json& items) {
   std::map<std::string, json> fresh;
   if (items.is_array())
     for (const json& item : items)
-      if (!options_.filter || options_.filter(item)) fresh[KeyOf(item)] = item;
+      if (!options_.filter || options_.filter(item)) fresh[ObjectKey(item)] = item;
   std::map<std::string, json> old;
   {
     std::lock_guard<std::mutex> lock(mu_);

@@ -37,6 +37,10 @@
 
 namespace steward::live {
 
+// "namespace/name", or "name" for a cluster-scoped object: the informer cache's key (client-go's
+// MetaNamespaceKeyFunc). "" parts for a malformed object, never an exception.
+std::string ObjectKey(const nlohmann::json& object);
+
 struct InformerOptions {
   ResourceRef resource{};
   std::string namespace_name{};  // "" = all namespaces (or cluster-scoped).

@@ -16,10 +16,9 @@
 #include "model/text.h"
 
 namespace steward::live {
-namespace {
-
-using nlohmann::json;
-using std::chrono::milliseconds;
+// Named, not anonymous: KubeClient::Impl (an external class) holds these, and GCC warns about a
+// member of internal-linkage type once this file is part of a unity batch.
+namespace kube_client_internal {
 
 struct X509Free {
   void operator()(X509* x) const { X509_free(x); }
@@ -29,6 +28,25 @@ struct KeyFree {
 };
 using X509Ptr = std::unique_ptr<X509, X509Free>;
 using KeyPtr = std::unique_ptr<EVP_PKEY, KeyFree>;
+
+struct ServerUrl {
+  bool tls = true;
+  std::string host;
+  int port = 443;
+  std::string prefix;  // A path prefix (a proxy in front of the API server), no trailing '/'.
+};
+
+}  // namespace kube_client_internal
+
+namespace {
+
+using kube_client_internal::KeyFree;
+using kube_client_internal::KeyPtr;
+using kube_client_internal::ServerUrl;
+using kube_client_internal::X509Free;
+using kube_client_internal::X509Ptr;
+using nlohmann::json;
+using std::chrono::milliseconds;
 
 // httplib loads the system trust store whenever neither a CA file nor a CA directory is set.
 // When the kubeconfig names a CA, only that CA may be trusted (as kubectl does), so the client
@@ -58,13 +76,6 @@ Result<KeyPtr> ParseKey(std::string_view pem, std::string_view what) {
     return Status::InvalidArgument(fmt::format("{}: no PEM private key found", what));
   return KeyPtr(key);
 }
-
-struct ServerUrl {
-  bool tls = true;
-  std::string host;
-  int port = 443;
-  std::string prefix;  // A path prefix (a proxy in front of the API server), no trailing '/'.
-};
 
 Result<ServerUrl> ParseServer(const std::string& server, std::string_view source) {
   auto bad = [&](std::string_view why) {

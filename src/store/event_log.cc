@@ -9,7 +9,7 @@
 namespace steward::store {
 namespace {
 
-constexpr std::string_view kSchema = R"sql(
+constexpr std::string_view kEventLogSchema = R"sql(
 CREATE TABLE IF NOT EXISTS runs(
   id       INTEGER PRIMARY KEY,
   label    TEXT NOT NULL,
@@ -55,7 +55,7 @@ EventLog::~EventLog() = default;
 Result<std::unique_ptr<EventLog>> EventLog::Create(const std::string& path,
                                                    std::string_view label) {
   STEWARD_ASSIGN_OR_RETURN(std::unique_ptr<SqliteDb> db, SqliteDb::Open(path));
-  STEWARD_RETURN_IF_ERROR(db->Exec(kSchema));
+  STEWARD_RETURN_IF_ERROR(db->Exec(kEventLogSchema));
   STEWARD_ASSIGN_OR_RETURN(SqliteStmt insert, db->Prepare("INSERT INTO runs(label) VALUES (?)"));
   STEWARD_RETURN_IF_ERROR(insert.Bind(1, label).Run());
   const int64_t id = db->LastInsertId();

@@ -11,8 +11,6 @@
 namespace steward::twin {
 namespace {
 
-double R(double x, int digits) { return model::RoundTo(x, digits); }
-
 // Every key of either map, in order.
 template <typename Map>
 std::set<std::string> Keys(const Map& a, const Map& b) {
@@ -108,7 +106,7 @@ nlohmann::json CompareToJson(const ComparedRun& before, const ComparedRun& after
   };
   json delta = json::object();
   const std::vector<KpiDelta> kpis = CompareKpis(before.report, after.report);
-  for (const KpiDelta& k : kpis) delta[k.group][k.name] = R(k.delta(), 4);
+  for (const KpiDelta& k : kpis) delta[k.group][k.name] = model::RoundTo(k.delta(), 4);
   // Added next to `delta` (whose keys stay as they were): each changed KPI judged.
   const Verdict v = JudgeKpis(kpis);
   json judged = json::object();

@@ -2,13 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numbers>
 
 #include "twin/rng.h"
 
 namespace steward::twin {
 namespace {
 
-constexpr double kPi = 3.141592653589793;
 constexpr double kDaySeconds = 86400;
 // Salts of the counter-based streams (noise per step, bursts per day).
 constexpr uint64_t kNoiseSalt = 0x7015e;
@@ -28,7 +28,7 @@ double Traffic::ShapeAt(SimTime t) const {
     return std::max(0.0, p.second * spec_.csv_scale);
   }
   const double hour = std::fmod(s / 3600, 24.0);
-  const double level = 0.5 + 0.5 * std::cos(2 * kPi * (hour - spec_.peak_hour) / 24);
+  const double level = 0.5 + 0.5 * std::cos(2 * std::numbers::pi * (hour - spec_.peak_hour) / 24);
   double rate = spec_.peak_rps * (spec_.trough_fraction + (1 - spec_.trough_fraction) * level);
   const int64_t day = static_cast<int64_t>(std::floor(s / kDaySeconds));
   if (day % 7 >= 5) rate *= spec_.weekend_factor;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <numbers>
 
 #include "govern/policy_io.h"
 #include "place/mig.h"
@@ -18,7 +19,6 @@ namespace steward::twin {
 namespace {
 
 using model::UsageRates;
-constexpr double kPi = 3.141592653589793;
 
 // Meter groups are (team, kind) pairs so the report can total either way.
 int Group(const model::Workload& w) {
@@ -763,7 +763,7 @@ void Twin::EmitWindow(SimTime end) {
 int Twin::DesiredReplicas(const model::Workload& w, SimTime t) const {
   // Demand follows the day: a cosine peaking at peak_hour, trough twelve hours later.
   const double h = std::fmod(t.ToHours(), 24.0);
-  const double level = 0.5 + 0.5 * std::cos(2 * kPi * (h - w.peak_hour) / 24);
+  const double level = 0.5 + 0.5 * std::cos(2 * std::numbers::pi * (h - w.peak_hour) / 24);
   return w.min_replicas + static_cast<int>(std::lround(level * (w.max_replicas - w.min_replicas)));
 }
 

@@ -4,13 +4,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numbers>
 
 #include "place/mig.h"
 
 namespace steward::twin {
 namespace {
-
-constexpr double kPi = 3.141592653589793;
 
 // The diagnose's right-sizing (RightSizeSpec), after every draw, so the random stream is the
 // one without it. The job's work stays: the GPUs it drives (gpus x used_gpu_fraction per pod),
@@ -89,7 +88,8 @@ class GeneratorSource final : public WorkloadSource {
         return;
       }
       const double rate =
-          a.rate_per_hour * (1 + a.diurnal_amplitude * std::cos(2 * kPi * (t - a.peak_hour) / 24));
+          a.rate_per_hour *
+          (1 + a.diurnal_amplitude * std::cos(2 * std::numbers::pi * (t - a.peak_hour) / 24));
       if (rng_.Uniform() * peak <= rate) break;
     }
     next_ = kSimStart + SecondsF(t * 3600);

@@ -8,14 +8,14 @@
 namespace steward::place::internal {
 namespace {
 
-constexpr int64_t kMaxGpu = 8000;
+constexpr int64_t kMaxSpecGpuMilli = 8000;
 
 class GpuClusteringPolicy final : public PlacementPolicy {
  public:
   std::string_view Name() const override { return "clustering"; }
   int64_t Score(const NodeState& node, const PodRequest& pod) override {
     if (pod.num_gpu == 0) return 0;
-    const int64_t fill = 100 / 4 * (kMaxGpu - node.gpu_free_total) / kMaxGpu;
+    const int64_t fill = 100 / 4 * (kMaxSpecGpuMilli - node.gpu_free_total) / kMaxSpecGpuMilli;
     const int kinds = node.GpuShapeKinds();
     if (node.shape_pods[ShapeClass(pod)] > 0) return fill + (kinds == 1 ? 75 : 50);
     return fill + (kinds == 0 ? 25 : 0);
