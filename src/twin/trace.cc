@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <map>
 
@@ -33,13 +34,76 @@ Status ParseLabels(const CsvReader& csv, int column, std::map<std::string, std::
   return Status::Ok();
 }
 
+constexpr int64_t kMaxGpusPerPod = 64;  // The trace's bound on gpus_per_pod.
+constexpr int64_t kMaxPodsPerWorkload = 1'000'000;
+
+// A DNS label, as Kueue's pod set names are.
+bool IsDnsLabel(std::string_view s) {
+  return !s.empty() && s.size() <= 63 && std::all_of(s.begin(), s.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
+  });
+}
+
+// The pod_sets column: `name:count:gpus_per_pod` entries separated by ';' (the generators'
+// `pod_sets: [{name, count, gpus_per_pod}]` in one CSV field), e.g. `launcher:1:1;worker:4:8`.
+Status ParsePodSets(const CsvReader& csv, int column, std::vector<model::PodSet>* out) {
+  std::string_view text = csv.Field(column);
+  int64_t total = 0;
+  while (!text.empty()) {
+    const size_t end = std::min(text.find(';'), text.size());
+    const std::string_view entry = text.substr(0, end);
+    text.remove_prefix(std::min(end + 1, text.size()));
+    if (entry.empty()) continue;
+    const size_t a = entry.find(':');
+    const size_t b = a == std::string_view::npos ? a : entry.find(':', a + 1);
+    if (b == std::string_view::npos || entry.find(':', b + 1) != std::string_view::npos)
+      return csv.Error(column, fmt::format("'{}' is not name:count:gpus_per_pod (pod sets "
+                                           "separated by ';', e.g. launcher:1:1;worker:4:8)",
+                                           entry));
+    const std::string_view name = entry.substr(0, a);
+    if (!IsDnsLabel(name))
+      return csv.Error(column, fmt::format("pod set name '{}' must be a DNS label (lower-case "
+                                           "letters, digits and '-', at most 63)",
+                                           name));
+    for (const model::PodSet& other : *out)
+      if (other.name == name) return csv.Error(column, fmt::format("pod set '{}' twice", name));
+    auto integer = [&](std::string_view v, const char* what, int64_t lo, int64_t hi,
+                       int64_t* value) -> Status {
+      auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), *value);
+      if (ec != std::errc() || p != v.data() + v.size() || v.empty())
+        return csv.Error(column,
+                         fmt::format("pod set '{}': {} '{}' is not an integer", name, what, v));
+      if (*value < lo || *value > hi)
+        return csv.Error(column, fmt::format("pod set '{}': {} {} must lie in [{}, {}]", name, what,
+                                             *value, lo, hi));
+      return Status::Ok();
+    };
+    int64_t count = 0, gpus = 0;
+    STEWARD_RETURN_IF_ERROR(
+        integer(entry.substr(a + 1, b - a - 1), "count", 1, kMaxPodsPerWorkload, &count));
+    STEWARD_RETURN_IF_ERROR(integer(entry.substr(b + 1), "gpus_per_pod", 1, kMaxGpusPerPod, &gpus));
+    total += count;
+    if (total > kMaxPodsPerWorkload)
+      return csv.Error(column,
+                       fmt::format("the pod sets hold more than {} pods", kMaxPodsPerWorkload));
+    out->push_back({std::string(name), static_cast<int>(count), static_cast<int>(gpus)});
+  }
+  if (out->empty()) return csv.Error(column, "no pod set (name:count:gpus_per_pod;...)");
+  return Status::Ok();
+}
+
 Status LoadSteward(CsvReader& csv, const TraceSpec& spec, const Scenario& scenario,
                    const model::Cluster& cluster, TraceLoad* out) {
   STEWARD_ASSIGN_OR_RETURN(const int c_submit, RequireColumn(csv, "submit_seconds"));
   STEWARD_ASSIGN_OR_RETURN(const int c_name, RequireColumn(csv, "name"));
   STEWARD_ASSIGN_OR_RETURN(const int c_team, RequireColumn(csv, "team"));
   STEWARD_ASSIGN_OR_RETURN(const int c_kind, RequireColumn(csv, "kind"));
-  STEWARD_ASSIGN_OR_RETURN(const int c_gpus, RequireColumn(csv, "gpus_per_pod"));
+  // With a pod_sets column, gpus_per_pod may be left out (every row then gives pod_sets).
+  const int c_pod_sets = csv.Column("pod_sets");
+  int c_gpus = csv.Column("gpus_per_pod");
+  if (c_pod_sets < 0) {
+    STEWARD_ASSIGN_OR_RETURN(c_gpus, RequireColumn(csv, "gpus_per_pod"));
+  }
   STEWARD_ASSIGN_OR_RETURN(const int c_duration, RequireColumn(csv, "duration_seconds"));
   const int c_pods = csv.Column("pods"), c_model = csv.Column("gpu_model"),
             c_tier = csv.Column("tier"), c_prio = csv.Column("priority_class"),
@@ -86,12 +150,30 @@ Status LoadSteward(CsvReader& csv, const TraceSpec& spec, const Scenario& scenar
     w.priority_class = c_prio >= 0 && !csv.Field(c_prio).empty() ? std::string(csv.Field(c_prio))
                                                                  : std::string(TierName(w.tier));
     const double submit = csv.Number(c_submit);
-    const int64_t gpus = csv.Integer(c_gpus);
     const double duration = csv.Number(c_duration);
-    const int64_t pods = c_pods >= 0 && !csv.Field(c_pods).empty() ? csv.Integer(c_pods) : 1;
+    const bool has_pods = c_pods >= 0 && !csv.Field(c_pods).empty();
+    const int64_t pods = has_pods ? csv.Integer(c_pods) : 1;
+    // The long form: several pod sets in the pod_sets column; the short form stays one pod
+    // set of `pods` x `gpus_per_pod`.
+    std::vector<model::PodSet> pod_sets;
+    int64_t gpus = 0;
+    if (c_pod_sets >= 0 && !csv.Field(c_pod_sets).empty()) {
+      if (has_pods || (c_gpus >= 0 && !csv.Field(c_gpus).empty()))
+        return csv.Error(c_pod_sets, "give either pod_sets or pods and gpus_per_pod, not both");
+      if (w.kind == model::WorkloadKind::kInference)
+        return csv.Error(c_pod_sets,
+                         "an inference service's replicas are one pod set: use gpus_per_pod and "
+                         "min_replicas/max_replicas");
+      STEWARD_RETURN_IF_ERROR(ParsePodSets(csv, c_pod_sets, &pod_sets));
+    } else if (c_gpus < 0) {
+      return csv.Error(c_pod_sets, "empty: give the row's pod sets (or add a gpus_per_pod column)");
+    } else {
+      gpus = csv.Integer(c_gpus);
+    }
     if (!csv.status().ok()) return csv.status();
     if (submit < 0) return csv.Error(c_submit, "must be >= 0");
-    if (gpus < 1 || gpus > 64) return csv.Error(c_gpus, "must lie in [1, 64]");
+    if (pod_sets.empty() && (gpus < 1 || gpus > kMaxGpusPerPod))
+      return csv.Error(c_gpus, "must lie in [1, 64]");
     if (duration <= 0) return csv.Error(c_duration, "must be > 0");
     if (pods < 1) return csv.Error(c_pods, "must be >= 1");
     w.submit_time = kSimStart + SecondsF(submit * spec.time_scale);
@@ -103,14 +185,21 @@ Status LoadSteward(CsvReader& csv, const TraceSpec& spec, const Scenario& scenar
     }
     if (w.gpu_model >= 0 && largest[w.gpu_model] == 0)
       return csv.Error(c_model, fmt::format("no node has GPU model '{}'", csv.Field(c_model)));
-    if (const int fit = w.gpu_model >= 0 ? largest[w.gpu_model] : largest_any; gpus > fit)
-      return csv.Error(c_gpus, fmt::format("a pod of {} GPUs is larger than any node: the largest "
-                                           "{}has {} GPUs, and a pod runs on one node",
-                                           gpus,
-                                           w.gpu_model >= 0 ? fmt::format("node of GPU model '{}' ",
-                                                                          csv.Field(c_model))
-                                                            : std::string(),
-                                           fit));
+    const int fit = w.gpu_model >= 0 ? largest[w.gpu_model] : largest_any;
+    auto too_large = [&](int column, int64_t pod_gpus, std::string_view which) {
+      return csv.Error(
+          column,
+          fmt::format("a pod of {} GPUs{} is larger than any node: the largest {}has {} GPUs, "
+                      "and a pod runs on one node",
+                      pod_gpus, which,
+                      w.gpu_model >= 0 ? fmt::format("node of GPU model '{}' ", csv.Field(c_model))
+                                       : std::string(),
+                      fit));
+    };
+    for (const model::PodSet& ps : pod_sets)
+      if (ps.gpus_per_pod > fit)
+        return too_large(c_pod_sets, ps.gpus_per_pod, fmt::format(" (pod set '{}')", ps.name));
+    if (pod_sets.empty() && gpus > fit) return too_large(c_gpus, gpus, "");
     if (w.kind == model::WorkloadKind::kInference) {
       w.min_replicas = c_min >= 0 && !csv.Field(c_min).empty() ? csv.Integer(c_min) : pods;
       w.max_replicas =
@@ -119,6 +208,8 @@ Status LoadSteward(CsvReader& csv, const TraceSpec& spec, const Scenario& scenar
       if (w.min_replicas < 1 || w.max_replicas < w.min_replicas)
         return csv.Error(c_max >= 0 ? c_max : c_gpus, "needs 1 <= min_replicas <= max_replicas");
       w.pod_sets = {{"replica", w.min_replicas, static_cast<int>(gpus)}};
+    } else if (!pod_sets.empty()) {
+      w.pod_sets = std::move(pod_sets);
     } else {
       w.pod_sets = {{pods > 1 ? "worker" : "main", static_cast<int>(pods), static_cast<int>(gpus)}};
     }
