@@ -161,6 +161,19 @@ class WorkloadParser {
       if (const YAML::Node sel = pod["nodeSelector"]; sel && sel.IsMap())
         for (const auto& kv : sel)
           ps.node_selector[kv.first.as<std::string>()] = kv.second.as<std::string>();
+      const YAML::Node affinity = pod["affinity"];
+      const YAML::Node node_affinity =
+          affinity && affinity.IsMap() ? affinity["nodeAffinity"] : YAML::Node();
+      const YAML::Node required =
+          node_affinity && node_affinity.IsMap()
+              ? node_affinity["requiredDuringSchedulingIgnoredDuringExecution"]
+              : YAML::Node();
+      if (required && required.IsMap())
+        STEWARD_RETURN_IF_ERROR(
+            NodeAffinity(required["nodeSelectorTerms"],
+                         path + ".template.spec.affinity.nodeAffinity."
+                                "requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms",
+                         &ps));
       if (const YAML::Node tols = pod["tolerations"]; tols && tols.IsSequence())
         for (const auto& t : tols) {
           Toleration tol;
@@ -173,6 +186,34 @@ class WorkloadParser {
     }
     w->request.pod_sets.push_back(std::move(ps));
     w->min_counts.push_back(min_count);
+    return Status::Ok();
+  }
+
+  // nodeSelectorTerms[].matchExpressions[] {key, operator, values}.
+  Status NodeAffinity(const YAML::Node& terms, const std::string& path, PodSetRequest* ps) {
+    if (!terms) return Status::Ok();
+    if (!terms.IsSequence()) return Err(terms, path, "not a list");
+    for (size_t t = 0; t < terms.size(); ++t) {
+      std::vector<LabelRequirement> term;
+      const YAML::Node exprs = terms[t].IsMap() ? terms[t]["matchExpressions"] : YAML::Node();
+      if (exprs && !exprs.IsSequence())
+        return Err(exprs, fmt::format("{}[{}].matchExpressions", path, t), "not a list");
+      for (size_t e = 0; exprs && e < exprs.size(); ++e) {
+        const std::string at = fmt::format("{}[{}].matchExpressions[{}]", path, t, e);
+        LabelRequirement r;
+        r.key = Scalar(exprs[e], "key");
+        r.op = Scalar(exprs[e], "operator");
+        if (r.key.empty()) return Err(exprs[e], at + ".key", "required");
+        if (r.op != "In" && r.op != "NotIn" && r.op != "Exists" && r.op != "DoesNotExist" &&
+            r.op != "Gt" && r.op != "Lt")
+          return Err(exprs[e], at + ".operator",
+                     fmt::format("\"{}\" is not In, NotIn, Exists, DoesNotExist, Gt or Lt", r.op));
+        if (const YAML::Node vs = exprs[e]["values"]; vs && vs.IsSequence())
+          for (const auto& v : vs) r.values.push_back(v.IsScalar() ? v.Scalar() : "");
+        term.push_back(std::move(r));
+      }
+      ps->node_affinity.push_back(std::move(term));
+    }
     return Status::Ok();
   }
 

@@ -10,9 +10,10 @@
 // (kueue.x-k8s.io/queue-name), spec.queueName, spec.priority, spec.priorityClassName (v1beta1)
 // or spec.priorityClassRef.name (v1beta2), spec.active, spec.podSets[] (name, count, minCount,
 // template.spec.containers[] and initContainers[] resources.requests, nodeSelector,
-// tolerations), status.admission (clusterQueue, podSetAssignments[].flavors and count),
-// status.conditions (QuotaReserved time, Finished, Evicted). Errors name file:line and the
-// field. Cost: linear in the input. Thread-compatible (no shared state).
+// affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution, tolerations),
+// status.admission (clusterQueue, podSetAssignments[].flavors and count), status.conditions
+// (QuotaReserved time, Finished, Evicted). Errors name file:line and the field. Cost: linear in the
+// input. Thread-compatible (no shared state).
 #pragma once
 
 #include <map>
