@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <limits>
 #include <map>
+#include <tuple>
 
 #include "twin/csv.h"
 
@@ -112,7 +114,8 @@ Status LoadSteward(CsvReader& csv, const TraceSpec& spec, const Scenario& scenar
             c_used = csv.Column("used_gpu_fraction"), c_active = csv.Column("active_hours"),
             c_min = csv.Column("min_replicas"), c_max = csv.Column("max_replicas"),
             c_queue = csv.Column("queue"), c_labels = csv.Column("labels"),
-            c_idle_busy = csv.Column("idle_busy");
+            c_idle_busy = csv.Column("idle_busy"), c_cpu = csv.Column("cpu_milli"),
+            c_memory = csv.Column("memory_mib");
   auto fraction = [&](int c, double def, double* out_value) -> Status {
     if (c < 0 || csv.Field(c).empty()) {
       *out_value = def;
@@ -130,6 +133,17 @@ Status LoadSteward(CsvReader& csv, const TraceSpec& spec, const Scenario& scenar
     if (n.model >= 0 && n.model < static_cast<int>(largest.size()))
       largest[n.model] = std::max(largest[n.model], n.gpu_capacity);
     largest_any = std::max(largest_any, n.gpu_capacity);
+  }
+  // The most CPU and memory a node of each GPU model (and of any) has.
+  std::vector<int64_t> cpu_of(largest.size(), 0), memory_of(largest.size(), 0);
+  int64_t cpu_any = 0, memory_any = 0;
+  for (const model::Node& n : cluster.nodes()) {
+    if (n.model >= 0 && n.model < static_cast<int>(cpu_of.size())) {
+      cpu_of[n.model] = std::max(cpu_of[n.model], n.cpu_milli);
+      memory_of[n.model] = std::max(memory_of[n.model], n.memory_mib);
+    }
+    cpu_any = std::max(cpu_any, n.cpu_milli);
+    memory_any = std::max(memory_any, n.memory_mib);
   }
   while (csv.Next()) {
     model::Workload w;
@@ -233,6 +247,22 @@ Status LoadSteward(CsvReader& csv, const TraceSpec& spec, const Scenario& scenar
       w.usage.active_duration = SecondsF(active * 3600 * spec.time_scale);
     }
     if (c_labels >= 0) STEWARD_RETURN_IF_ERROR(ParseLabels(csv, c_labels, &w.labels));
+    // CPU and memory per pod (every pod set's), as the generators' cpu_milli / memory_mib.
+    for (const auto& [c, name, node_max] :
+         {std::tuple{c_cpu, "milli-CPU", w.gpu_model >= 0 ? cpu_of[w.gpu_model] : cpu_any},
+          std::tuple{c_memory, "MiB", w.gpu_model >= 0 ? memory_of[w.gpu_model] : memory_any}}) {
+      if (c < 0 || csv.Field(c).empty()) continue;
+      const int64_t v = csv.Integer(c);
+      if (!csv.status().ok()) return csv.status();
+      if (v < 0 || v > std::numeric_limits<int32_t>::max())
+        return csv.Error(c,
+                         fmt::format("must lie in [0, {}]", std::numeric_limits<int32_t>::max()));
+      if (v > node_max)
+        return csv.Error(
+            c, fmt::format("a pod of {} {} is larger than any node: the largest has {}", v, name,
+                           node_max));
+      for (model::PodSet& ps : w.pod_sets) (c == c_cpu ? ps.cpu_milli : ps.memory_mib) = v;
+    }
     out->workloads.push_back(std::move(w));
   }
   return csv.status();

@@ -132,6 +132,35 @@ TEST(TraceTest, BadPodSetsNameLineColumnAndWhat) {
   EXPECT_THAT(load.status().message(), HasSubstr("no_gpus.csv:2:5: pod_sets: empty"));
 }
 
+// cpu_milli / memory_mib columns: per pod, every pod set's; more than any node is an error.
+TEST(TraceTest, CpuAndMemoryColumnsGoToEveryPodSet) {
+  Scenario s = testing::MustParse(testing::SmallScenarioYaml(2, "a:16", ""));
+  auto cluster = BuildCluster(s);
+  ASSERT_TRUE(cluster.ok());
+  const int64_t node_cpu = cluster->node(0).cpu_milli;
+  TraceSpec spec;
+  spec.path = testing::WriteTempFile(
+      "cpu.csv",
+      "submit_seconds,name,team,kind,pod_sets,gpus_per_pod,cpu_milli,memory_mib,duration_seconds\n"
+      "0,j,a,training,l:1:1;w:2:4,,8000,65536,60\n0,k,a,batch,,1,,,60\n");
+  Result<TraceLoad> load = LoadTrace(spec, s, *cluster);
+  ASSERT_TRUE(load.ok()) << load.status().message();
+  for (const model::PodSet& ps : load->workloads[0].pod_sets) {
+    EXPECT_EQ(ps.cpu_milli, 8000);
+    EXPECT_EQ(ps.memory_mib, 65536);
+  }
+  EXPECT_EQ(load->workloads[1].pod_sets[0].cpu_milli, 0);
+  spec.path = testing::WriteTempFile(
+      "big_cpu.csv",
+      "submit_seconds,name,team,kind,gpus_per_pod,cpu_milli,duration_seconds\n0,j,a,batch,1," +
+          std::to_string(node_cpu + 1) + ",60\n");
+  load = LoadTrace(spec, s, *cluster);
+  ASSERT_FALSE(load.ok());
+  EXPECT_THAT(load.status().message(),
+              HasSubstr("big_cpu.csv:2:6: cpu_milli: a pod of " + std::to_string(node_cpu + 1) +
+                        " milli-CPU is larger than any node"));
+}
+
 TEST(TraceTest, AlibabaNodesAndPods) {
   Scenario s = testing::MustParse("cluster: {alibaba_nodes: " + Data("alibaba_nodes.csv") +
                                   "}\nteams: [{name: ali, quota_gpus: 100}]\nhorizon_days: 1\n"
