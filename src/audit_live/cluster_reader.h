@@ -1,8 +1,8 @@
 // Reads the objects the tenancy audit understands from a live cluster, through the live client
-// (live/kube_client.h), into the same loader files go through (audit::ParseApiList): one code
-// path for dumps and clusters. Every kind the server does not serve (absent from discovery, or
-// 404/405 on the list) or the credentials may not list (403) is recorded in
-// ObjectSet::not_read with the reason, so the report says which checks could not run
+// (live/kind_lister.h: discovery and one paged list per kind), into the same loader files go
+// through (audit::ParseApiList): one code path for dumps and clusters. Every kind the server does
+// not serve (absent from discovery, or 404/405 on the list) or the credentials may not list (403)
+// is recorded in ObjectSet::not_read with the reason, so the report says which checks could not run
 // (audit/coverage.h) instead of reading "no findings".
 //
 //   Result<std::unique_ptr<live::KubeClient>> c = live::KubeClient::Create(config);

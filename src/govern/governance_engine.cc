@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <limits>
 #include <numeric>
@@ -264,6 +265,39 @@ bool GovernanceEngine::FlavorMatches(int flavor, const PodSetRequest& ps, std::s
       return false;
     }
   }
+  // Required node affinity, as Kueue's flavorSelector: expressions on keys the flavor does not
+  // label are dropped; a term left empty matches any flavor (terms are ORed).
+  if (!ps.node_affinity.empty()) {
+    bool any_empty = false, matched = false;
+    // Gt / Lt: the label is an integer greater / less than the one value (kube-scheduler).
+    auto compare = [](const std::string& label, const LabelRequirement& e) {
+      int64_t have = 0, want = 0;
+      if (e.values.size() != 1) return false;
+      auto [p1, ec1] = std::from_chars(label.data(), label.data() + label.size(), have);
+      const std::string& v = e.values[0];
+      auto [p2, ec2] = std::from_chars(v.data(), v.data() + v.size(), want);
+      if (ec1 != std::errc() || ec2 != std::errc() || p1 != label.data() + label.size() ||
+          p2 != v.data() + v.size())
+        return false;
+      return e.op == "Gt" ? have > want : have < want;
+    };
+    for (const auto& term : ps.node_affinity) {
+      LabelSelector relevant;
+      bool numeric_ok = true;
+      for (const LabelRequirement& e : term) {
+        auto label = rf.node_labels.find(e.key);
+        if (label == rf.node_labels.end()) continue;
+        if (e.op == "Gt" || e.op == "Lt") numeric_ok = numeric_ok && compare(label->second, e);
+        relevant.match_expressions.push_back(e);
+      }
+      if (relevant.match_expressions.empty()) any_empty = true;
+      if (numeric_ok && relevant.Matches(rf.node_labels)) matched = true;
+    }
+    if (!any_empty && !matched) {
+      *why = fmt::format("flavor {} doesn't match node affinity", rf.name);
+      return false;
+    }
+  }
   for (const auto& t : rf.node_taints) {
     if (t.effect == "PreferNoSchedule") continue;
     auto tolerated = [&](const std::vector<Toleration>& ts) {
@@ -426,8 +460,11 @@ Decision GovernanceEngine::TryAdmit(const WorkloadRequest& req, SimTime now) con
     // Totals per resource index for this pod set.
     std::vector<std::pair<int, Amount>> totals;
     for (const auto& rr : ps.requests) {
-      if (rr.amount <= 0) continue;
+      if (rr.amount < 0) continue;
       int r = ResourceIndex(rr.resource);
+      // A zero request gets a flavor when the queue covers the resource and is ignored when it
+      // does not (Kueue's flavorassigner: "zero resource request ... should get flavor").
+      if (rr.amount == 0 && (r < 0 || st.group_of_resource[r] < 0)) continue;
       if (r < 0 || st.group_of_resource[r] < 0) {
         if (st.spec.ignore_undeclared) continue;
         return fail(AdmissionMode::kNoFit, PendingReason::kResourceNotCovered,

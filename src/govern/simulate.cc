@@ -67,6 +67,7 @@ class Simulator {
       for (const auto& ps : it.req.pod_sets) it.counts.push_back(ps.count);
       auto cq = engine_->ResolveClusterQueue(it.req);
       it.cq = cq.ok() ? *cq : -1;
+      AddPodsResource(it.cq, &it.req);
       base_ = std::max(base_, it.req.queue_timestamp);
       if (!w->quota_reserved_at.is_never()) base_ = std::max(base_, w->quota_reserved_at);
       if (w->finished)
@@ -93,6 +94,20 @@ class Simulator {
   SimulationResult Outcome(int cycles) const;
 
  private:
+  // Kueue counts pods as a resource when the ClusterQueue covers `pods`: each pod requests
+  // one (flavorassigner.go sets the pod set's `pods` request to its count).
+  void AddPodsResource(int cq, WorkloadRequest* req) const {
+    if (cq < 0) return;
+    bool covers = false;
+    for (const ResourceGroup& g : engine_->policy().cluster_queues[cq].resource_groups)
+      for (const std::string& r : g.covered_resources) covers |= r == "pods";
+    if (!covers) return;
+    for (PodSetRequest& ps : req->pod_sets) {
+      std::erase_if(ps.requests, [](const ResourceRequest& r) { return r.resource == "pods"; });
+      ps.requests.push_back({"pods", 1});
+    }
+  }
+
   // A workload already holding quota (status.admission).
   Status Restore(Item& it) {
     const WorkloadAdmission& a = *it.obj->admission;
@@ -410,6 +425,7 @@ class Simulator {
                                          v.preempted_by, v.preemption_reason);
       v.req = v.obj->request;
       v.req.id = id;
+      AddPodsResource(v.cq, &v.req);
       for (size_t i = 0; i < v.req.pod_sets.size(); ++i) v.counts[i] = v.req.pod_sets[i].count;
       v.req.queue_timestamp = now;
       v.parked = false;

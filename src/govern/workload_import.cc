@@ -161,6 +161,19 @@ class WorkloadParser {
       if (const YAML::Node sel = pod["nodeSelector"]; sel && sel.IsMap())
         for (const auto& kv : sel)
           ps.node_selector[kv.first.as<std::string>()] = kv.second.as<std::string>();
+      const YAML::Node affinity = pod["affinity"];
+      const YAML::Node node_affinity =
+          affinity && affinity.IsMap() ? affinity["nodeAffinity"] : YAML::Node();
+      const YAML::Node required =
+          node_affinity && node_affinity.IsMap()
+              ? node_affinity["requiredDuringSchedulingIgnoredDuringExecution"]
+              : YAML::Node();
+      if (required && required.IsMap())
+        STEWARD_RETURN_IF_ERROR(
+            NodeAffinity(required["nodeSelectorTerms"],
+                         path + ".template.spec.affinity.nodeAffinity."
+                                "requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms",
+                         &ps));
       if (const YAML::Node tols = pod["tolerations"]; tols && tols.IsSequence())
         for (const auto& t : tols) {
           Toleration tol;
@@ -173,6 +186,34 @@ class WorkloadParser {
     }
     w->request.pod_sets.push_back(std::move(ps));
     w->min_counts.push_back(min_count);
+    return Status::Ok();
+  }
+
+  // nodeSelectorTerms[].matchExpressions[] {key, operator, values}.
+  Status NodeAffinity(const YAML::Node& terms, const std::string& path, PodSetRequest* ps) {
+    if (!terms) return Status::Ok();
+    if (!terms.IsSequence()) return Err(terms, path, "not a list");
+    for (size_t t = 0; t < terms.size(); ++t) {
+      std::vector<LabelRequirement> term;
+      const YAML::Node exprs = terms[t].IsMap() ? terms[t]["matchExpressions"] : YAML::Node();
+      if (exprs && !exprs.IsSequence())
+        return Err(exprs, fmt::format("{}[{}].matchExpressions", path, t), "not a list");
+      for (size_t e = 0; exprs && e < exprs.size(); ++e) {
+        const std::string at = fmt::format("{}[{}].matchExpressions[{}]", path, t, e);
+        LabelRequirement r;
+        r.key = Scalar(exprs[e], "key");
+        r.op = Scalar(exprs[e], "operator");
+        if (r.key.empty()) return Err(exprs[e], at + ".key", "required");
+        if (r.op != "In" && r.op != "NotIn" && r.op != "Exists" && r.op != "DoesNotExist" &&
+            r.op != "Gt" && r.op != "Lt")
+          return Err(exprs[e], at + ".operator",
+                     fmt::format("\"{}\" is not In, NotIn, Exists, DoesNotExist, Gt or Lt", r.op));
+        if (const YAML::Node vs = exprs[e]["values"]; vs && vs.IsSequence())
+          for (const auto& v : vs) r.values.push_back(v.IsScalar() ? v.Scalar() : "");
+        term.push_back(std::move(r));
+      }
+      ps->node_affinity.push_back(std::move(term));
+    }
     return Status::Ok();
   }
 
@@ -294,7 +335,7 @@ Status ImportSimulationYaml(std::string_view text, std::string_view file, Simula
   return Status::Ok();
 }
 
-Result<SimulationInput> LoadSimulationFiles(const std::vector<std::string>& files) {
+Result<SimulationInput> ReadSimulationFiles(const std::vector<std::string>& files) {
   SimulationInput input;
   for (const auto& f : files) {
     std::ifstream in(f);
@@ -303,14 +344,71 @@ Result<SimulationInput> LoadSimulationFiles(const std::vector<std::string>& file
     ss << in.rdbuf();
     STEWARD_RETURN_IF_ERROR(ImportSimulationYaml(ss.str(), f, &input));
   }
-  STEWARD_RETURN_IF_ERROR(ValidatePolicy(&input.policy));
+  return input;
+}
+
+Status FinishSimulationInput(SimulationInput* input) {
+  STEWARD_RETURN_IF_ERROR(ValidatePolicy(&input->policy));
   std::set<std::pair<std::string, std::string>> seen;
-  for (const auto& w : input.workloads)
+  for (const auto& w : input->workloads)
     if (!seen.emplace(w.request.namespace_name, w.request.name).second)
       return MakeInputError(w.source.file, w.source.line, 1, "metadata.name",
                             fmt::format("Workload {}/{} is declared twice",
                                         w.request.namespace_name, w.request.name));
+  return Status::Ok();
+}
+
+Result<SimulationInput> LoadSimulationFiles(const std::vector<std::string>& files) {
+  STEWARD_ASSIGN_OR_RETURN(SimulationInput input, ReadSimulationFiles(files));
+  STEWARD_RETURN_IF_ERROR(FinishSimulationInput(&input));
   return input;
+}
+
+namespace {
+
+// Replaces base's objects named like one of `over` and appends `over`; `key` names an object.
+template <typename T, typename Key>
+void Overlay(std::vector<T>* base, std::vector<T> over, std::string_view kind, Key key,
+             std::vector<std::string>* replaced) {
+  std::set<std::string> names;
+  for (const T& o : over) names.insert(key(o));
+  std::set<std::string> removed;
+  std::erase_if(*base, [&](const T& b) {
+    const std::string k = key(b);
+    if (!names.count(k)) return false;
+    removed.insert(k);
+    return true;
+  });
+  for (T& o : over) {
+    if (removed.count(key(o))) replaced->push_back(fmt::format("{} {}", kind, key(o)));
+    base->push_back(std::move(o));
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> OverlaySimulationInput(SimulationInput* base, SimulationInput overlay) {
+  std::vector<std::string> replaced;
+  Policy& b = base->policy;
+  Policy& o = overlay.policy;
+  auto name = [](const auto& x) { return x.name; };
+  auto ns_name = [](const auto& x) { return x.namespace_name + "/" + x.name; };
+  Overlay(&b.flavors, std::move(o.flavors), "ResourceFlavor", name, &replaced);
+  Overlay(&b.cohorts, std::move(o.cohorts), "Cohort", name, &replaced);
+  Overlay(&b.cluster_queues, std::move(o.cluster_queues), "ClusterQueue", name, &replaced);
+  Overlay(&b.local_queues, std::move(o.local_queues), "LocalQueue", ns_name, &replaced);
+  Overlay(&b.priority_classes, std::move(o.priority_classes), "WorkloadPriorityClass", name,
+          &replaced);
+  Overlay(&b.pod_groups, std::move(o.pod_groups), "PodGroup", ns_name, &replaced);
+  Overlay(&b.namespaces, std::move(o.namespaces), "Namespace", name, &replaced);
+  Overlay(
+      &base->workloads, std::move(overlay.workloads), "Workload",
+      [](const WorkloadObject& w) { return w.request.namespace_name + "/" + w.request.name; },
+      &replaced);
+  if (o.configuration) b.configuration = std::move(o.configuration);
+  for (std::string& d : o.passthrough_documents) b.passthrough_documents.push_back(std::move(d));
+  for (std::string& w : o.warnings) b.warnings.push_back(std::move(w));
+  return replaced;
 }
 
 }  // namespace steward::govern

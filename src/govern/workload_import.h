@@ -10,9 +10,10 @@
 // (kueue.x-k8s.io/queue-name), spec.queueName, spec.priority, spec.priorityClassName (v1beta1)
 // or spec.priorityClassRef.name (v1beta2), spec.active, spec.podSets[] (name, count, minCount,
 // template.spec.containers[] and initContainers[] resources.requests, nodeSelector,
-// tolerations), status.admission (clusterQueue, podSetAssignments[].flavors and count),
-// status.conditions (QuotaReserved time, Finished, Evicted). Errors name file:line and the
-// field. Cost: linear in the input. Thread-compatible (no shared state).
+// affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution, tolerations),
+// status.admission (clusterQueue, podSetAssignments[].flavors and count), status.conditions
+// (QuotaReserved time, Finished, Evicted). Errors name file:line and the field. Cost: linear in the
+// input. Thread-compatible (no shared state).
 #pragma once
 
 #include <map>
@@ -62,8 +63,22 @@ struct SimulationInput {
 Status ImportSimulationYaml(std::string_view text, std::string_view file, SimulationInput* input);
 
 // Reads every file, validates the policy (ValidatePolicy) and checks that workload names are
-// unique per namespace.
+// unique per namespace: ReadSimulationFiles then FinishSimulationInput.
 Result<SimulationInput> LoadSimulationFiles(const std::vector<std::string>& files);
+
+// Reads every file with ImportSimulationYaml, without the cross-object checks.
+Result<SimulationInput> ReadSimulationFiles(const std::vector<std::string>& files);
+
+// The cross-object checks once everything is read: ValidatePolicy, unique Workload names.
+Status FinishSimulationInput(SimulationInput* input);
+
+// Lays `overlay` over `base` (both read, not finished): an object of `overlay` replaces the one
+// of the same kind and name (namespace/name for LocalQueues, PodGroups and Workloads) in
+// `base`, the rest of both is kept, and an overlay Configuration replaces base's. Returns
+// "Kind name" of each replaced object, in overlay order. What `policy simulate --kubeconfig`
+// does with the files given next to the cluster: a proposed quota is tested against the live
+// state. Cost: linear in both.
+std::vector<std::string> OverlaySimulationInput(SimulationInput* base, SimulationInput overlay);
 
 // "2024-01-02T03:04:05Z" (fractions and offsets accepted) as Unix seconds.
 Result<int64_t> ParseKubeTimestamp(std::string_view text);

@@ -25,6 +25,9 @@ struct PodSetRequest {
   std::vector<ResourceRequest> requests;  // Per pod.
   // Used to filter flavors (only keys among a flavor's nodeLabels are compared).
   std::map<std::string, std::string> node_selector;
+  // Required node affinity (requiredDuringSchedulingIgnoredDuringExecution): terms ORed, each
+  // term's expressions ANDed; like node_selector, only keys among a flavor's nodeLabels count.
+  std::vector<std::vector<LabelRequirement>> node_affinity;
   std::vector<Toleration> tolerations;
 };
 

@@ -81,17 +81,21 @@ std::map<std::string, std::string> GpuResources(const model::PodSet& ps) {
   return {{kube::kGpuResource, std::to_string(ps.gpus_per_pod)}};
 }
 
-// CPU and memory of a pod: its GPUs' share of the node's (or the pool's) CPUs and memory, 90 %
-// of it (the rest is the system's). The twin has no CPU model; this keeps requests plausible.
+// CPU and memory of a pod: what its generator gives (placement holds exactly that), else its
+// GPUs' share of the node's (or the pool's) CPUs and memory, 90 % of it (the rest is the
+// system's), which keeps requests plausible where the scenario says nothing.
 void AddHostShare(const model::Cluster& cluster, model::NodeId node, const model::PodSet& ps,
                   std::map<std::string, std::string>& resources) {
   const model::Node& n = cluster.node(node == model::kNoNode ? 0 : node);
-  if (n.gpu_capacity <= 0) return;
-  const double share = ps.SharesGpu() ? 1.0 / 7 : ps.gpus_per_pod;
-  const int64_t cpu = static_cast<int64_t>(0.9 * n.cpu_milli * share / n.gpu_capacity / 1000);
-  const int64_t mem_gi = static_cast<int64_t>(0.9 * n.memory_mib * share / n.gpu_capacity / 1024);
-  resources["cpu"] = std::to_string(std::max<int64_t>(1, cpu));
-  resources["memory"] = fmt::format("{}Gi", std::max<int64_t>(1, mem_gi));
+  if (n.gpu_capacity > 0) {
+    const double share = ps.SharesGpu() ? 1.0 / 7 : ps.gpus_per_pod;
+    const int64_t cpu = static_cast<int64_t>(0.9 * n.cpu_milli * share / n.gpu_capacity / 1000);
+    const int64_t mem_gi = static_cast<int64_t>(0.9 * n.memory_mib * share / n.gpu_capacity / 1024);
+    resources["cpu"] = std::to_string(std::max<int64_t>(1, cpu));
+    resources["memory"] = fmt::format("{}Gi", std::max<int64_t>(1, mem_gi));
+  }
+  if (ps.cpu_milli > 0) resources["cpu"] = fmt::format("{}m", ps.cpu_milli);
+  if (ps.memory_mib > 0) resources["memory"] = fmt::format("{}Mi", ps.memory_mib);
 }
 
 std::string OwnerUid(const std::string& kind, const std::string& ns, const std::string& name) {

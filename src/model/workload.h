@@ -69,6 +69,10 @@ struct PodSet {
   // still counts gpus_per_pod; utilization accounting charges the physical share.
   int gpu_milli = 1000;
   std::string mig_profile = {};  // "" = no MIG.
+  // CPU and memory per pod (placement checks them against the node's allocatable); 0 = not
+  // given, as for every workload before generators could say (the default twin's).
+  int64_t cpu_milli = 0;
+  int64_t memory_mib = 0;
 
   bool SharesGpu() const { return gpu_milli < 1000 || !mig_profile.empty(); }
 };

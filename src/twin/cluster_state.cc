@@ -82,8 +82,10 @@ void ClusterState::Release(model::NodeId n, uint64_t mask) {
 }
 
 void ClusterState::ReleasePod(model::NodeId n, uint64_t mask, int gpu_milli, int mig_profile,
-                              int mig_start) {
+                              int mig_start, int64_t cpu_milli, int64_t memory_mib) {
   place::PodRequest pod = WholeGpuPod(std::popcount(mask));
+  pod.cpu_milli = cpu_milli;
+  pod.memory_mib = memory_mib;
   pod.gpu_milli = gpu_milli;
   pod.mig_profile = static_cast<int8_t>(mig_profile);
   place::GpuList g = WholeGpus(mask);

@@ -20,6 +20,8 @@ place::PodRequest PodRequestOf(const ClusterState& state, const model::Workload&
   r.num_gpu = ps.SharesGpu() ? 1 : ps.gpus_per_pod;
   r.gpu_milli = mig != place::kNoMig ? place::MigMilli(mig) : ps.gpu_milli;
   r.mig_profile = mig;
+  r.cpu_milli = ps.cpu_milli;
+  r.memory_mib = ps.memory_mib;
   if (w.gpu_model >= 0) {
     const int m = state.place_model(w.gpu_model);
     r.allowed_models = m < 0 ? place::ClusterState::kNoModel : place::ModelMask{1} << m;
@@ -152,6 +154,8 @@ std::vector<place::PodRequest> ExpectedPods(const Scenario& scenario, const Clus
       s.ps.gpus_per_pod = static_cast<int>(values[i]);
       s.ps.gpu_milli = static_cast<int>(std::lround(g.gpu_milli.Mean()));
       s.ps.mig_profile = g.mig_profile;
+      s.ps.cpu_milli = g.cpu_milli;
+      s.ps.memory_mib = g.memory_mib;
       s.weight = rate * pods * weights[i] / total;
       shapes.push_back(std::move(s));
     }

@@ -115,7 +115,11 @@ struct GeneratorSpec {
   model::TopologyPreference topology = model::TopologyPreference::kNone;
   // GPU sharing (one-GPU pods only): a fraction of a GPU, or one MIG instance.
   Distribution gpu_milli = Distribution::Constant(1000);
-  std::string mig_profile;            // "" = none; else a MIG profile name (place/mig.h).
+  std::string mig_profile;  // "" = none; else a MIG profile name (place/mig.h).
+  // CPU (milli-cores) and memory (MiB) per pod, checked against the node's allocatable by
+  // placement; 0 = not given (placement counts GPUs only, as before).
+  int64_t cpu_milli = 0;
+  int64_t memory_mib = 0;
   std::string pod_group;              // Volcano PodGroup of the policy governing admission.
   double pod_creation_seconds = 0;    // Pods created this far apart (0 = all at once).
   double startup_jitter_seconds = 0;  // Each start takes up to this much longer (uniform).

@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <limits>
 
 #include "place/mig.h"
 #include "twin/scenario_sections.h"
@@ -161,6 +162,8 @@ Status ParseGenerator(const Reader& r, const YAML::Node& n, const std::string& p
                                        "topology",
                                        "gpu_milli",
                                        "mig_profile",
+                                       "cpu_milli",
+                                       "memory_mib",
                                        "usage",
                                        "right_size",
                                        "min_replicas",
@@ -238,6 +241,15 @@ Status ParseGenerator(const Reader& r, const YAML::Node& n, const std::string& p
       Positive(r, n, path + ".checkpoint_interval_minutes", g->checkpoint_interval_minutes, true));
   STEWARD_RETURN_IF_ERROR(r.Get(n, "restore_minutes", path, &g->restore_minutes));
   STEWARD_RETURN_IF_ERROR(r.Get(n, "gpu_model", path, &g->gpu_model));
+  STEWARD_RETURN_IF_ERROR(r.Get(n, "cpu_milli", path, &g->cpu_milli));
+  STEWARD_RETURN_IF_ERROR(r.Get(n, "memory_mib", path, &g->memory_mib));
+  constexpr int64_t kMaxPerPod = std::numeric_limits<int32_t>::max();  // PodAllocation's width.
+  if (g->cpu_milli < 0 || g->cpu_milli > kMaxPerPod)
+    return r.Error(n["cpu_milli"], path + ".cpu_milli",
+                   fmt::format("must lie in [0, {}]", kMaxPerPod));
+  if (g->memory_mib < 0 || g->memory_mib > kMaxPerPod)
+    return r.Error(n["memory_mib"], path + ".memory_mib",
+                   fmt::format("must lie in [0, {}]", kMaxPerPod));
   STEWARD_RETURN_IF_ERROR(r.Get(n, "pod_group", path, &g->pod_group));
   STEWARD_RETURN_IF_ERROR(r.Get(n, "pod_creation_seconds", path, &g->pod_creation_seconds));
   STEWARD_RETURN_IF_ERROR(

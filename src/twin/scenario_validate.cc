@@ -61,6 +61,25 @@ Status CheckPodFits(const Reader& r, const YAML::Node& n, const std::string& pat
                        d.kind == Distribution::Kind::kChoice ||
                        d.kind == Distribution::Kind::kUniform;
   const double pod = bounded ? LargestDraw(d) : SmallestDraw(d);
+  // CPU and memory per pod: some node of the model must have as much allocatable.
+  int64_t cpu = 0, memory = 0;
+  for (const PoolSpec& p : s.pools)
+    if (g.gpu_model.empty() || p.gpu_model == g.gpu_model) {
+      cpu = std::max(cpu, p.cpu_milli);
+      memory = std::max(memory, p.memory_mib);
+    }
+  const std::string of_model =
+      g.gpu_model.empty() ? std::string() : fmt::format("node of GPU model '{}' ", g.gpu_model);
+  if (g.cpu_milli > cpu)
+    return r.Error(n["cpu_milli"], path + ".cpu_milli",
+                   fmt::format("a pod of {} milli-CPU is larger than any node: the largest {}has "
+                               "{} (cluster.pools[].cpu_milli)",
+                               g.cpu_milli, of_model, cpu));
+  if (g.memory_mib > memory)
+    return r.Error(n["memory_mib"], path + ".memory_mib",
+                   fmt::format("a pod of {} MiB is larger than any node: the largest {}has {} MiB "
+                               "(cluster.pools[].memory_mib)",
+                               g.memory_mib, of_model, memory));
   if (pod <= largest) return Status::Ok();
   const char* field = n["pod_sets"] ? "pod_sets" : "gpus_per_pod";
   return r.Error(

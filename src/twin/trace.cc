@@ -3,8 +3,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
+#include <limits>
 #include <map>
+#include <tuple>
 
 #include "twin/csv.h"
 
@@ -33,13 +36,76 @@ Status ParseLabels(const CsvReader& csv, int column, std::map<std::string, std::
   return Status::Ok();
 }
 
+constexpr int64_t kMaxGpusPerPod = 64;  // The trace's bound on gpus_per_pod.
+constexpr int64_t kMaxPodsPerWorkload = 1'000'000;
+
+// A DNS label, as Kueue's pod set names are.
+bool IsDnsLabel(std::string_view s) {
+  return !s.empty() && s.size() <= 63 && std::all_of(s.begin(), s.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
+  });
+}
+
+// The pod_sets column: `name:count:gpus_per_pod` entries separated by ';' (the generators'
+// `pod_sets: [{name, count, gpus_per_pod}]` in one CSV field), e.g. `launcher:1:1;worker:4:8`.
+Status ParsePodSets(const CsvReader& csv, int column, std::vector<model::PodSet>* out) {
+  std::string_view text = csv.Field(column);
+  int64_t total = 0;
+  while (!text.empty()) {
+    const size_t end = std::min(text.find(';'), text.size());
+    const std::string_view entry = text.substr(0, end);
+    text.remove_prefix(std::min(end + 1, text.size()));
+    if (entry.empty()) continue;
+    const size_t a = entry.find(':');
+    const size_t b = a == std::string_view::npos ? a : entry.find(':', a + 1);
+    if (b == std::string_view::npos || entry.find(':', b + 1) != std::string_view::npos)
+      return csv.Error(column, fmt::format("'{}' is not name:count:gpus_per_pod (pod sets "
+                                           "separated by ';', e.g. launcher:1:1;worker:4:8)",
+                                           entry));
+    const std::string_view name = entry.substr(0, a);
+    if (!IsDnsLabel(name))
+      return csv.Error(column, fmt::format("pod set name '{}' must be a DNS label (lower-case "
+                                           "letters, digits and '-', at most 63)",
+                                           name));
+    for (const model::PodSet& other : *out)
+      if (other.name == name) return csv.Error(column, fmt::format("pod set '{}' twice", name));
+    auto integer = [&](std::string_view v, const char* what, int64_t lo, int64_t hi,
+                       int64_t* value) -> Status {
+      auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), *value);
+      if (ec != std::errc() || p != v.data() + v.size() || v.empty())
+        return csv.Error(column,
+                         fmt::format("pod set '{}': {} '{}' is not an integer", name, what, v));
+      if (*value < lo || *value > hi)
+        return csv.Error(column, fmt::format("pod set '{}': {} {} must lie in [{}, {}]", name, what,
+                                             *value, lo, hi));
+      return Status::Ok();
+    };
+    int64_t count = 0, gpus = 0;
+    STEWARD_RETURN_IF_ERROR(
+        integer(entry.substr(a + 1, b - a - 1), "count", 1, kMaxPodsPerWorkload, &count));
+    STEWARD_RETURN_IF_ERROR(integer(entry.substr(b + 1), "gpus_per_pod", 1, kMaxGpusPerPod, &gpus));
+    total += count;
+    if (total > kMaxPodsPerWorkload)
+      return csv.Error(column,
+                       fmt::format("the pod sets hold more than {} pods", kMaxPodsPerWorkload));
+    out->push_back({std::string(name), static_cast<int>(count), static_cast<int>(gpus)});
+  }
+  if (out->empty()) return csv.Error(column, "no pod set (name:count:gpus_per_pod;...)");
+  return Status::Ok();
+}
+
 Status LoadSteward(CsvReader& csv, const TraceSpec& spec, const Scenario& scenario,
                    const model::Cluster& cluster, TraceLoad* out) {
   STEWARD_ASSIGN_OR_RETURN(const int c_submit, RequireColumn(csv, "submit_seconds"));
   STEWARD_ASSIGN_OR_RETURN(const int c_name, RequireColumn(csv, "name"));
   STEWARD_ASSIGN_OR_RETURN(const int c_team, RequireColumn(csv, "team"));
   STEWARD_ASSIGN_OR_RETURN(const int c_kind, RequireColumn(csv, "kind"));
-  STEWARD_ASSIGN_OR_RETURN(const int c_gpus, RequireColumn(csv, "gpus_per_pod"));
+  // With a pod_sets column, gpus_per_pod may be left out (every row then gives pod_sets).
+  const int c_pod_sets = csv.Column("pod_sets");
+  int c_gpus = csv.Column("gpus_per_pod");
+  if (c_pod_sets < 0) {
+    STEWARD_ASSIGN_OR_RETURN(c_gpus, RequireColumn(csv, "gpus_per_pod"));
+  }
   STEWARD_ASSIGN_OR_RETURN(const int c_duration, RequireColumn(csv, "duration_seconds"));
   const int c_pods = csv.Column("pods"), c_model = csv.Column("gpu_model"),
             c_tier = csv.Column("tier"), c_prio = csv.Column("priority_class"),
@@ -48,7 +114,8 @@ Status LoadSteward(CsvReader& csv, const TraceSpec& spec, const Scenario& scenar
             c_used = csv.Column("used_gpu_fraction"), c_active = csv.Column("active_hours"),
             c_min = csv.Column("min_replicas"), c_max = csv.Column("max_replicas"),
             c_queue = csv.Column("queue"), c_labels = csv.Column("labels"),
-            c_idle_busy = csv.Column("idle_busy");
+            c_idle_busy = csv.Column("idle_busy"), c_cpu = csv.Column("cpu_milli"),
+            c_memory = csv.Column("memory_mib");
   auto fraction = [&](int c, double def, double* out_value) -> Status {
     if (c < 0 || csv.Field(c).empty()) {
       *out_value = def;
@@ -66,6 +133,17 @@ Status LoadSteward(CsvReader& csv, const TraceSpec& spec, const Scenario& scenar
     if (n.model >= 0 && n.model < static_cast<int>(largest.size()))
       largest[n.model] = std::max(largest[n.model], n.gpu_capacity);
     largest_any = std::max(largest_any, n.gpu_capacity);
+  }
+  // The most CPU and memory a node of each GPU model (and of any) has.
+  std::vector<int64_t> cpu_of(largest.size(), 0), memory_of(largest.size(), 0);
+  int64_t cpu_any = 0, memory_any = 0;
+  for (const model::Node& n : cluster.nodes()) {
+    if (n.model >= 0 && n.model < static_cast<int>(cpu_of.size())) {
+      cpu_of[n.model] = std::max(cpu_of[n.model], n.cpu_milli);
+      memory_of[n.model] = std::max(memory_of[n.model], n.memory_mib);
+    }
+    cpu_any = std::max(cpu_any, n.cpu_milli);
+    memory_any = std::max(memory_any, n.memory_mib);
   }
   while (csv.Next()) {
     model::Workload w;
@@ -86,12 +164,30 @@ Status LoadSteward(CsvReader& csv, const TraceSpec& spec, const Scenario& scenar
     w.priority_class = c_prio >= 0 && !csv.Field(c_prio).empty() ? std::string(csv.Field(c_prio))
                                                                  : std::string(TierName(w.tier));
     const double submit = csv.Number(c_submit);
-    const int64_t gpus = csv.Integer(c_gpus);
     const double duration = csv.Number(c_duration);
-    const int64_t pods = c_pods >= 0 && !csv.Field(c_pods).empty() ? csv.Integer(c_pods) : 1;
+    const bool has_pods = c_pods >= 0 && !csv.Field(c_pods).empty();
+    const int64_t pods = has_pods ? csv.Integer(c_pods) : 1;
+    // The long form: several pod sets in the pod_sets column; the short form stays one pod
+    // set of `pods` x `gpus_per_pod`.
+    std::vector<model::PodSet> pod_sets;
+    int64_t gpus = 0;
+    if (c_pod_sets >= 0 && !csv.Field(c_pod_sets).empty()) {
+      if (has_pods || (c_gpus >= 0 && !csv.Field(c_gpus).empty()))
+        return csv.Error(c_pod_sets, "give either pod_sets or pods and gpus_per_pod, not both");
+      if (w.kind == model::WorkloadKind::kInference)
+        return csv.Error(c_pod_sets,
+                         "an inference service's replicas are one pod set: use gpus_per_pod and "
+                         "min_replicas/max_replicas");
+      STEWARD_RETURN_IF_ERROR(ParsePodSets(csv, c_pod_sets, &pod_sets));
+    } else if (c_gpus < 0) {
+      return csv.Error(c_pod_sets, "empty: give the row's pod sets (or add a gpus_per_pod column)");
+    } else {
+      gpus = csv.Integer(c_gpus);
+    }
     if (!csv.status().ok()) return csv.status();
     if (submit < 0) return csv.Error(c_submit, "must be >= 0");
-    if (gpus < 1 || gpus > 64) return csv.Error(c_gpus, "must lie in [1, 64]");
+    if (pod_sets.empty() && (gpus < 1 || gpus > kMaxGpusPerPod))
+      return csv.Error(c_gpus, "must lie in [1, 64]");
     if (duration <= 0) return csv.Error(c_duration, "must be > 0");
     if (pods < 1) return csv.Error(c_pods, "must be >= 1");
     w.submit_time = kSimStart + SecondsF(submit * spec.time_scale);
@@ -103,14 +199,21 @@ Status LoadSteward(CsvReader& csv, const TraceSpec& spec, const Scenario& scenar
     }
     if (w.gpu_model >= 0 && largest[w.gpu_model] == 0)
       return csv.Error(c_model, fmt::format("no node has GPU model '{}'", csv.Field(c_model)));
-    if (const int fit = w.gpu_model >= 0 ? largest[w.gpu_model] : largest_any; gpus > fit)
-      return csv.Error(c_gpus, fmt::format("a pod of {} GPUs is larger than any node: the largest "
-                                           "{}has {} GPUs, and a pod runs on one node",
-                                           gpus,
-                                           w.gpu_model >= 0 ? fmt::format("node of GPU model '{}' ",
-                                                                          csv.Field(c_model))
-                                                            : std::string(),
-                                           fit));
+    const int fit = w.gpu_model >= 0 ? largest[w.gpu_model] : largest_any;
+    auto too_large = [&](int column, int64_t pod_gpus, std::string_view which) {
+      return csv.Error(
+          column,
+          fmt::format("a pod of {} GPUs{} is larger than any node: the largest {}has {} GPUs, "
+                      "and a pod runs on one node",
+                      pod_gpus, which,
+                      w.gpu_model >= 0 ? fmt::format("node of GPU model '{}' ", csv.Field(c_model))
+                                       : std::string(),
+                      fit));
+    };
+    for (const model::PodSet& ps : pod_sets)
+      if (ps.gpus_per_pod > fit)
+        return too_large(c_pod_sets, ps.gpus_per_pod, fmt::format(" (pod set '{}')", ps.name));
+    if (pod_sets.empty() && gpus > fit) return too_large(c_gpus, gpus, "");
     if (w.kind == model::WorkloadKind::kInference) {
       w.min_replicas = c_min >= 0 && !csv.Field(c_min).empty() ? csv.Integer(c_min) : pods;
       w.max_replicas =
@@ -119,6 +222,8 @@ Status LoadSteward(CsvReader& csv, const TraceSpec& spec, const Scenario& scenar
       if (w.min_replicas < 1 || w.max_replicas < w.min_replicas)
         return csv.Error(c_max >= 0 ? c_max : c_gpus, "needs 1 <= min_replicas <= max_replicas");
       w.pod_sets = {{"replica", w.min_replicas, static_cast<int>(gpus)}};
+    } else if (!pod_sets.empty()) {
+      w.pod_sets = std::move(pod_sets);
     } else {
       w.pod_sets = {{pods > 1 ? "worker" : "main", static_cast<int>(pods), static_cast<int>(gpus)}};
     }
@@ -142,6 +247,22 @@ Status LoadSteward(CsvReader& csv, const TraceSpec& spec, const Scenario& scenar
       w.usage.active_duration = SecondsF(active * 3600 * spec.time_scale);
     }
     if (c_labels >= 0) STEWARD_RETURN_IF_ERROR(ParseLabels(csv, c_labels, &w.labels));
+    // CPU and memory per pod (every pod set's), as the generators' cpu_milli / memory_mib.
+    for (const auto& [c, name, node_max] :
+         {std::tuple{c_cpu, "milli-CPU", w.gpu_model >= 0 ? cpu_of[w.gpu_model] : cpu_any},
+          std::tuple{c_memory, "MiB", w.gpu_model >= 0 ? memory_of[w.gpu_model] : memory_any}}) {
+      if (c < 0 || csv.Field(c).empty()) continue;
+      const int64_t v = csv.Integer(c);
+      if (!csv.status().ok()) return csv.status();
+      if (v < 0 || v > std::numeric_limits<int32_t>::max())
+        return csv.Error(c,
+                         fmt::format("must lie in [0, {}]", std::numeric_limits<int32_t>::max()));
+      if (v > node_max)
+        return csv.Error(
+            c, fmt::format("a pod of {} {} is larger than any node: the largest has {}", v, name,
+                           node_max));
+      for (model::PodSet& ps : w.pod_sets) (c == c_cpu ? ps.cpu_milli : ps.memory_mib) = v;
+    }
     out->workloads.push_back(std::move(w));
   }
   return csv.status();

@@ -4,7 +4,13 @@
 //   required: submit_seconds, name, team, kind, gpus_per_pod, duration_seconds
 //   optional: pods (1), gpu_model (any), tier (by kind), priority_class (= tier),
 //             checkpoint_minutes (0), restore_minutes (0), sm_active (0.5), busy (0.9),
-//             used_gpu_fraction (1), active_hours (never idles), min_replicas, max_replicas
+//             used_gpu_fraction (1), active_hours (never idles), min_replicas, max_replicas,
+//             queue, labels (key=value;...), idle_busy, cpu_milli and memory_mib (per pod,
+//             every pod set's; placement checks them against the node's allocatable),
+//             pod_sets: several pod sets per workload, `name:count:gpus_per_pod` entries
+//             separated by ';' (`launcher:1:1;worker:4:8`, the generators' pod_sets); a row
+//             with pod_sets leaves pods and gpus_per_pod empty, and gpus_per_pod may then be
+//             left out of the header. Rows without it stay the short form.
 // The Alibaba GPU trace v2023 pod list (openb_pod_list_*.csv): GPU pods become single-pod
 // batch workloads; CPU-only pods are skipped and counted. See docs/scenario.md.
 #pragma once

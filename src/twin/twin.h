@@ -118,6 +118,9 @@ struct PodAllocation {
   int16_t gpu_milli = 1000;
   int8_t mig_profile = 0;
   int8_t mig_start = -1;
+  // CPU and memory the pod holds on its node (its pod set's; 0 = none given).
+  int32_t cpu_milli = 0;
+  int32_t memory_mib = 0;
   // The physical GPUs the pod holds: its GPUs, a fraction of one, or a MIG instance's compute
   // share (1g.10gb = 1/7). Utilization accounting charges this; quota counts `gpus`.
   double Share() const;

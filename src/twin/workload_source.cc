@@ -129,6 +129,10 @@ class GeneratorSource final : public WorkloadSource {
     } else {
       w.pod_sets = {{"main", 1, gpus}};
     }
+    for (model::PodSet& ps : w.pod_sets) {
+      ps.cpu_milli = spec_.cpu_milli;
+      ps.memory_mib = spec_.memory_mib;
+    }
     w.duration = SecondsF(spec_.duration_hours.Sample(rng_) * 3600);
     w.checkpoint_interval = SecondsF(spec_.checkpoint_interval_minutes * 60);
     w.restore_time = SecondsF(spec_.restore_minutes * 60);

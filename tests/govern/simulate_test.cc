@@ -302,5 +302,84 @@ TEST(SimulateTest, WeightedShareIsReportedRoundedUp) {
   EXPECT_TRUE(seen);
 }
 
+// Files laid over a cluster's objects (policy simulate --kubeconfig FILE): the cluster's queue
+// holds 4 GPUs, the file's copy 8. w (8 GPUs) is pending against the cluster alone and
+// admitted with the file's queue; the cluster's other objects (flavor, LocalQueue, w) stay,
+// and exactly the replaced object is reported.
+TEST(SimulateTest, FilesLaidOverTheClusterReplaceObjectsOfTheSameName) {
+  SimulationInput cluster = testing::MustInput(Flavor("default") + Cq("cq", "", 4) +
+                                               Lq("ns", "lq", "cq") + Wl("w", "lq", 8, 0, 0));
+  auto alone = Simulate(cluster, {});
+  ASSERT_TRUE(alone.ok());
+  EXPECT_EQ(Find(*alone, "w").state, "pending");
+  SimulationInput file;
+  ASSERT_TRUE(ImportSimulationYaml(Cq("cq", "", 8), "raise.yaml", &file).ok());
+  const std::vector<std::string> replaced = OverlaySimulationInput(&cluster, std::move(file));
+  EXPECT_EQ(replaced, std::vector<std::string>{"ClusterQueue cq"});
+  ASSERT_TRUE(FinishSimulationInput(&cluster).ok());
+  ASSERT_EQ(cluster.policy.cluster_queues.size(), 1u);
+  auto raised = Simulate(cluster, {});
+  ASSERT_TRUE(raised.ok());
+  EXPECT_EQ(Find(*raised, "w").state, "admitted");
+  EXPECT_EQ(UsageOf(*raised, "cq", "default", "nvidia.com/gpu"), 8);
+}
+
+// Required node affinity picks the flavor as Kueue's flavorSelector does: flavors a (zone=x)
+// and b (zone=y) of 4 GPUs each. w1 asks zone In [y] (only b matches); w2's terms are ORed,
+// and its first term names only a key no flavor labels (dropped, so the term is empty): any
+// flavor, the first (a). w3 asks zone NotIn [x, y]: no flavor, pending.
+TEST(SimulateTest, RequiredNodeAffinityChoosesTheFlavorLikeKueue) {
+  auto flavor = [](const std::string& name, const std::string& zone) {
+    return "apiVersion: kueue.x-k8s.io/v1beta1\nkind: ResourceFlavor\nmetadata: {name: " + name +
+           "}\nspec: {nodeLabels: {zone: " + zone + "}}\n---\n";
+  };
+  const std::string cq =
+      "apiVersion: kueue.x-k8s.io/v1beta1\nkind: ClusterQueue\nmetadata: {name: cq}\nspec:\n"
+      "  namespaceSelector: {}\n  resourceGroups:\n  - coveredResources: [nvidia.com/gpu]\n"
+      "    flavors:\n    - {name: a, resources: [{name: nvidia.com/gpu, nominalQuota: 4}]}\n"
+      "    - {name: b, resources: [{name: nvidia.com/gpu, nominalQuota: 4}]}\n---\n";
+  auto wl = [](const std::string& name, int second, const std::string& terms) {
+    return "apiVersion: kueue.x-k8s.io/v1beta1\nkind: Workload\nmetadata: {name: " + name +
+           ", namespace: ns, creationTimestamp: \"2024-01-01T00:00:0" + std::to_string(second) +
+           "Z\"}\nspec:\n  queueName: lq\n  podSets:\n  - name: main\n    count: 1\n"
+           "    template:\n      spec:\n        affinity: {nodeAffinity: "
+           "{requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: " +
+           terms +
+           "}}}\n        containers:\n        - resources: {requests: {nvidia.com/gpu: \"1\"}}\n"
+           "---\n";
+  };
+  const std::string yaml =
+      flavor("a", "x") + flavor("b", "y") + cq + Lq("ns", "lq", "cq") +
+      wl("w1", 1, "[{matchExpressions: [{key: zone, operator: In, values: [y]}]}]") +
+      wl("w2", 2,
+         "[{matchExpressions: [{key: rack, operator: In, values: [r1]}]}, "
+         "{matchExpressions: [{key: zone, operator: In, values: [y]}]}]") +
+      wl("w3", 3, "[{matchExpressions: [{key: zone, operator: NotIn, values: [x, y]}]}]");
+  auto r = MustSimulate(yaml);
+  EXPECT_EQ(Find(r, "w1").state, "admitted");
+  ASSERT_EQ(Find(r, "w1").flavors.size(), 1u);
+  EXPECT_EQ(Find(r, "w1").flavors[0].flavors.at("nvidia.com/gpu"), "b");
+  ASSERT_EQ(Find(r, "w2").flavors.size(), 1u);
+  EXPECT_EQ(Find(r, "w2").flavors[0].flavors.at("nvidia.com/gpu"), "a");
+  EXPECT_EQ(Find(r, "w3").state, "pending");
+  EXPECT_EQ(Find(r, "w3").reason, "no_matching_flavor");
+}
+
+// A ClusterQueue that covers `pods` counts one per pod (Kueue's flavorassigner): nominal 3 pods
+// and 100 GPUs; w1 (2 pods) fits, w2 (2 pods) does not (2 + 2 > 3) although GPUs are plenty.
+TEST(SimulateTest, PodsAreCountedWhenTheQueueCoversThem) {
+  const std::string cq =
+      "apiVersion: kueue.x-k8s.io/v1beta1\nkind: ClusterQueue\nmetadata: {name: cq}\nspec:\n"
+      "  namespaceSelector: {}\n  resourceGroups:\n  - coveredResources: [nvidia.com/gpu, pods]\n"
+      "    flavors:\n    - {name: default, resources: [{name: nvidia.com/gpu, nominalQuota: 100},"
+      " {name: pods, nominalQuota: 3}]}\n---\n";
+  auto r = MustSimulate(Flavor("default") + cq + Lq("ns", "lq", "cq") +
+                        Wl("w1", "lq", 1, 0, 1, "", "default", 2) +
+                        Wl("w2", "lq", 1, 0, 2, "", "default", 2));
+  EXPECT_EQ(Find(r, "w1").state, "admitted");
+  EXPECT_EQ(Find(r, "w2").state, "pending");
+  EXPECT_EQ(UsageOf(r, "cq", "default", "pods"), 2);
+}
+
 }  // namespace
 }  // namespace steward::govern

@@ -1,0 +1,82 @@
+// CPU and memory per pod (generators' cpu_milli / memory_mib): placement checks them against
+// each node's allocatable and gives them back when the pod leaves; without them the twin counts
+// GPUs only.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "twin/twin.h"
+#include "twin_test_util.h"
+
+namespace steward::twin {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::MakeTwin;
+using testing::SmallScenarioYaml;
+
+// Two nodes of 8 GPUs, 64 cores and 512 GiB each; four 2-GPU batch jobs of one hour arrive at
+// once. `per_pod` is the generator's extra fields.
+std::string FourJobs(const std::string& per_pod) {
+  std::string y = SmallScenarioYaml(
+      2, "a:16",
+      "generators:\n"
+      "  - {name: job, team: a, kind: batch, arrival: {process: once, count: 4}, gpus_per_pod: 2,"
+      " duration_hours: 1" +
+          per_pod + "}\n");
+  // The pool's allocatable CPU and memory (SmallScenarioYaml leaves the defaults).
+  const std::string pool = "gpu_model: H100,";
+  y.replace(y.find(pool), pool.size(), pool + " cpu_milli: 64000, memory_mib: 524288,");
+  return y;
+}
+
+int Running(const Twin& t) {
+  int n = 0;
+  for (const WorkloadRun& r : t.runs())
+    n += r.state != RunState::kPending && r.state != RunState::kDone;
+  return n;
+}
+
+TEST(PodResourcesTest, CpuPerPodLimitsPodsPerNodeAndIsGivenBack) {
+  // GPUs alone: all four fit at once (8 of 16 GPUs).
+  auto gpus_only = MakeTwin(FourJobs(""));
+  gpus_only->RunUntil(kSimStart + Seconds(600));
+  EXPECT_EQ(Running(*gpus_only), 4);
+  // 40 of a node's 64 cores per pod: one pod per node, two jobs wait for the first two.
+  auto cpu = MakeTwin(FourJobs(", cpu_milli: 40000"));
+  cpu->RunUntil(kSimStart + Seconds(600));
+  EXPECT_EQ(Running(*cpu), 2);
+  std::set<model::NodeId> nodes;
+  for (const WorkloadRun& r : cpu->runs())
+    if (!r.pods.empty()) nodes.insert(r.pods[0].node);
+  EXPECT_EQ(nodes.size(), 2u);
+  // The CPU is given back when they finish: the other two run, and all four complete.
+  Report r = cpu->Run();
+  EXPECT_EQ(r.workloads_completed, 4);
+}
+
+TEST(PodResourcesTest, MemoryPerPodLimitsPodsPerNode) {
+  // 300 GiB of a node's 512 per pod: one pod per node.
+  auto mem = MakeTwin(FourJobs(", memory_mib: 307200"));
+  mem->RunUntil(kSimStart + Seconds(600));
+  EXPECT_EQ(Running(*mem), 2);
+  // 200 GiB: two per node, all four at once.
+  auto fits = MakeTwin(FourJobs(", memory_mib: 204800"));
+  fits->RunUntil(kSimStart + Seconds(600));
+  EXPECT_EQ(Running(*fits), 4);
+}
+
+TEST(PodResourcesTest, PodLargerThanAnyNodeIsAnErrorNamingTheField) {
+  Result<Scenario> s = ParseScenario(FourJobs(", cpu_milli: 65000"), "big.yaml");
+  ASSERT_FALSE(s.ok());
+  EXPECT_THAT(s.status().message(),
+              HasSubstr("generators[0].cpu_milli: a pod of 65000 milli-CPU is larger than any "
+                        "node: the largest has 64000"));
+  s = ParseScenario(FourJobs(", memory_mib: -1"), "neg.yaml");
+  ASSERT_FALSE(s.ok());
+  EXPECT_THAT(s.status().message(), HasSubstr("generators[0].memory_mib: must lie in [0, "));
+}
+
+}  // namespace
+}  // namespace steward::twin
