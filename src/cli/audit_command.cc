@@ -20,9 +20,8 @@
 
 namespace steward::cli {
 namespace {
-constexpr int kExitBadInput = 2;
 
-[[noreturn]] void Die(const std::string& message) {
+[[noreturn]] void FailAudit(const std::string& message) {
   std::cerr << "steward audit tenancy: " << message << "\n";
   Fail(kExitBadInput);
 }
@@ -32,16 +31,16 @@ void ReadCluster(const std::string& kubeconfig, const std::string& context,
                  audit::ObjectSet* objects) {
   Result<live::RestConfig> config =
       live::ResolveRestConfig({.kubeconfig = kubeconfig, .context = context});
-  if (!config.ok()) Die(config.status().message());
+  if (!config.ok()) FailAudit(config.status().message());
   // One read of ~25 requests: pace like kubectl rather than a long-running controller.
   live::KubeClientOptions options;
   options.qps = 20;
   options.burst = 40;
   options.user_agent = "steward-audit/1";
   Result<std::unique_ptr<live::KubeClient>> client = live::KubeClient::Create(*config, options);
-  if (!client.ok()) Die(client.status().message());
+  if (!client.ok()) FailAudit(client.status().message());
   Result<audit_live::ClusterRead> read = audit_live::ReadClusterObjects(client->get(), objects);
-  if (!read.ok()) Die(read.status().message());
+  if (!read.ok()) FailAudit(read.status().message());
   for (const std::string& group : read->not_installed)
     std::cerr << "steward audit tenancy: note: " << group
               << " is not installed on the cluster (absent from discovery): none of its objects "
@@ -109,10 +108,10 @@ void RegisterAuditCommands(CLI::App& app) {
     }
     const bool cluster = !args->kubeconfig.empty() || !args->context.empty();
     if (args->paths.empty() && !cluster)
-      Die("give at least one FILE or DIR (kubectl get ... -A -o json > cluster.json) or "
+      FailAudit("give at least one FILE or DIR (kubectl get ... -A -o json > cluster.json) or "
           "--kubeconfig FILE");
     audit::ObjectSet objects;
-    if (Status s = audit::ReadPaths(args->paths, &objects); !s.ok()) Die(s.message());
+    if (Status s = audit::ReadPaths(args->paths, &objects); !s.ok()) FailAudit(s.message());
     if (cluster) {
       const std::map<std::string, int> from_files = objects.KindCounts();
       ReadCluster(args->kubeconfig, args->context, &objects);
@@ -127,7 +126,7 @@ void RegisterAuditCommands(CLI::App& app) {
         return true;
       });
     }
-    if (Status s = audit::FinishObjects(&objects); !s.ok()) Die(s.message());
+    if (Status s = audit::FinishObjects(&objects); !s.ok()) FailAudit(s.message());
     audit::AuditOptions options;
     options.tenant_label = args->tenant_label;
     const audit::AuditResult result = audit::RunAudit(objects, options);

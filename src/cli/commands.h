@@ -10,6 +10,8 @@ namespace steward::cli {
 // prints its error to stderr and then calls Fail(), which CLI11 turns into this exit code.
 inline constexpr int kExitFailure = 1;
 [[noreturn]] inline void Fail(int code = kExitFailure) { throw CLI::RuntimeError(code); }
+// Exit code of a command whose input (a file, stdin, a flag) could not be read.
+inline constexpr int kExitBadInput = 2;
 
 void RegisterTwinCommands(CLI::App& app);
 // `twin events`; RegisterTwinCommands calls it on its `twin` command.

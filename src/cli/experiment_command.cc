@@ -36,7 +36,7 @@ std::vector<std::string> SplitComma(const std::string& s) {
   return out;
 }
 
-void Die(const Status& s) {
+void FailFrag(const Status& s) {
   std::fprintf(stderr, "steward experiment frag: %s\n", s.message().c_str());
   Fail();
 }
@@ -63,29 +63,29 @@ class ProgressBar {
 
 void RunSingle(const FragOptions& o) {
   if (o.nodes.empty() || o.pods.empty() || o.policy.empty())
-    Die(Status::InvalidArgument("a single run needs --nodes, --pods and --policy (or --matrix)"));
+    FailFrag(Status::InvalidArgument("a single run needs --nodes, --pods and --policy (or --matrix)"));
   auto nodes = place::LoadAlibabaNodes(o.nodes);
-  if (!nodes.ok()) Die(nodes.status());
+  if (!nodes.ok()) FailFrag(nodes.status());
   auto pods = place::LoadAlibabaPods(o.pods);
-  if (!pods.ok()) Die(pods.status());
+  if (!pods.ok()) FailFrag(pods.status());
   std::string workload = std::filesystem::path(o.pods).stem().string();
   auto trace = place::PrepareTrace(*nodes, std::move(pods).value(), workload);
-  if (!trace.ok()) Die(trace.status());
+  if (!trace.ok()) FailFrag(trace.status());
   place::ExperimentConfig config;
   config.tune = o.tune;
   config.seed = o.seed;
   auto result = place::RunExperiment(*trace, o.policy, config);
-  if (!result.ok()) Die(result.status());
+  if (!result.ok()) FailFrag(result.status());
   std::vector<place::ExperimentResult> runs = {*result};
   if (!o.csv.empty()) {
     Status s = place::WriteCsvFiles(runs, o.csv);
-    if (!s.ok()) Die(s);
+    if (!s.ok()) FailFrag(s);
   }
   if (!o.html.empty()) {
     Status s = place::WriteTextFile(
         o.html, place::HtmlReport(runs, fmt::format("{} on {}, seed {}", result->policy,
                                                     result->workload, result->seed)));
-    if (!s.ok()) Die(s);
+    if (!s.ok()) FailFrag(s);
   }
   if (o.json) {
     std::cout << place::ResultJson(*result) << "\n";
@@ -106,8 +106,8 @@ void RunSingle(const FragOptions& o) {
 }
 
 void RunMatrixCommand(const FragOptions& o) {
-  if (o.data.empty()) Die(Status::InvalidArgument("--matrix needs --data DIR"));
-  if (o.csv.empty()) Die(Status::InvalidArgument("--matrix needs --csv FILE"));
+  if (o.data.empty()) FailFrag(Status::InvalidArgument("--matrix needs --data DIR"));
+  if (o.csv.empty()) FailFrag(Status::InvalidArgument("--matrix needs --csv FILE"));
   place::MatrixConfig config;
   config.data_dir = o.data;
   config.tune = o.tune;
@@ -115,23 +115,23 @@ void RunMatrixCommand(const FragOptions& o) {
   config.policies = SplitComma(o.policies);
   if (!o.workloads.empty()) config.workloads = SplitComma(o.workloads);
   auto seeds = place::ParseSeedList(o.seeds);
-  if (!seeds.ok()) Die(seeds.status());
+  if (!seeds.ok()) FailFrag(seeds.status());
   config.seeds = *seeds;
   ProgressBar bar;
   if (!o.quiet) config.progress = [&bar](int done, int total) { bar.Update(done, total); };
   auto result = place::RunMatrix(config);
-  if (!result.ok()) Die(result.status());
+  if (!result.ok()) FailFrag(result.status());
   Status s = place::WriteCsvFiles(result->runs, o.csv);
-  if (!s.ok()) Die(s);
+  if (!s.ok()) FailFrag(s);
   if (!o.html.empty()) {
     s = place::WriteTextFile(o.html,
                              place::HtmlReport(result->runs, "Steward: FGD experiment matrix"));
-    if (!s.ok()) Die(s);
+    if (!s.ok()) FailFrag(s);
   }
   std::string md = place::MarkdownSummary(result->runs);
   if (!o.markdown.empty()) {
     s = place::WriteTextFile(o.markdown, md);
-    if (!s.ok()) Die(s);
+    if (!s.ok()) FailFrag(s);
   }
   std::cout << md;
   std::cout << fmt::format("\n{} runs in {:.1f} s on {} threads\n", result->runs.size(),

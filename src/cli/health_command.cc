@@ -25,9 +25,6 @@ namespace steward::cli {
 
 namespace {
 
-// Exit status of `health nodes` for input it cannot read (1 means findings, for scripts).
-inline constexpr int kExitBadInput = 2;
-
 struct HealthNodesArgs {
   std::string file;
   bool json = false;

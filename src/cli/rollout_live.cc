@@ -18,7 +18,7 @@
 namespace steward::cli {
 namespace {
 
-std::atomic<bool> g_stop{false};
+std::atomic<bool> g_stop_rollout{false};
 
 }  // namespace
 
@@ -85,8 +85,8 @@ int RunRolloutLive(const LiveRolloutFlags& f, const rollout::RolloutPlan& plan,
     fmt::print(stderr, "steward rollout run: {}\n", s.ToString());
     return 1;
   }
-  std::signal(SIGINT, [](int) { g_stop = true; });
-  std::signal(SIGTERM, [](int) { g_stop = true; });
+  std::signal(SIGINT, [](int) { g_stop_rollout = true; });
+  std::signal(SIGTERM, [](int) { g_stop_rollout = true; });
   if (!f.apply) {
     // Plan the steps that follow at once (until the engine waits on the cluster or a timer).
     for (int i = 0; i < 50 && engine.Active(); ++i) {
@@ -97,11 +97,11 @@ int RunRolloutLive(const LiveRolloutFlags& f, const rollout::RolloutPlan& plan,
     }
   } else {
     const double interval = f.interval > 0 ? f.interval : plan.tick.ToSeconds();
-    while (!g_stop && engine.Active() && s.ok()) {
+    while (!g_stop_rollout && engine.Active() && s.ok()) {
       poll();
       s = engine.Step();
       if (f.once) break;
-      for (double waited = 0; waited < interval && !g_stop; waited += 0.05)
+      for (double waited = 0; waited < interval && !g_stop_rollout; waited += 0.05)
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
   }

@@ -26,7 +26,7 @@
 namespace steward::cli {
 namespace {
 
-struct ServeArgs {
+struct TelemetryServeArgs {
   std::string scenario;
   std::string host = "127.0.0.1";
   int port = 9400;
@@ -141,7 +141,7 @@ class TwinEndpoint {
   std::string page_;
 };
 
-void RunServe(const ServeArgs& a) {
+void RunServe(const TelemetryServeArgs& a) {
   Result<twin::Scenario> scenario = a.scenario.empty()
                                         ? Result<twin::Scenario>(twin::DefaultScenario())
                                         : twin::LoadScenario(a.scenario);
@@ -350,7 +350,7 @@ void RunQuery(const QueryArgs& a) {
 void RegisterMetricsServeCommands(CLI::App& app) {
   CLI::App* metrics = app.get_subcommand("metrics");  // Registered by RegisterMetricsCommands.
 
-  auto s = std::make_shared<ServeArgs>();
+  auto s = std::make_shared<TelemetryServeArgs>();
   auto* serve = metrics->add_subcommand(
       "serve",
       "Run the twin and serve /metrics in dcgm-exporter format (every simulated GPU) on loopback");

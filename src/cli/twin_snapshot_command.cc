@@ -27,44 +27,44 @@ struct SnapshotArgs {
   double timeout_seconds = 60;
 };
 
-[[noreturn]] void Die(const std::string& message) {
+[[noreturn]] void FailSnapshot(const std::string& message) {
   std::cerr << "steward twin snapshot: " << message << "\n";
   Fail();
 }
 
 void Snapshot(const SnapshotArgs& a) {
   if (a.prometheus.empty() && !a.prometheus_config.empty())
-    Die("--prometheus-config needs --prometheus URL");
+    FailSnapshot("--prometheus-config needs --prometheus URL");
   std::optional<telemetry::PrometheusClient> prometheus;
   if (!a.prometheus.empty()) {
     Result<telemetry::PrometheusClientOptions> po =
         LoadPrometheusClientOptions(a.prometheus_config, a.prometheus_timeout);
-    if (!po.ok()) Die(po.status().message());
+    if (!po.ok()) FailSnapshot(po.status().message());
     Result<telemetry::PrometheusClient> c = telemetry::PrometheusClient::Create(a.prometheus, *po);
-    if (!c.ok()) Die(fmt::format("--prometheus {}: {}", a.prometheus, c.status().message()));
+    if (!c.ok()) FailSnapshot(fmt::format("--prometheus {}: {}", a.prometheus, c.status().message()));
     prometheus.emplace(std::move(*c));
   }
   Result<live::RestConfig> config =
       live::ResolveRestConfig({.kubeconfig = a.kubeconfig, .context = a.context});
-  if (!config.ok()) Die(config.status().message());
+  if (!config.ok()) FailSnapshot(config.status().message());
   Result<std::unique_ptr<live::KubeClient>> client = live::KubeClient::Create(*config);
-  if (!client.ok()) Die(client.status().message());
+  if (!client.ok()) FailSnapshot(client.status().message());
   Result<snapshot::ClusterObjects> objects = snapshot::ReadCluster(
       client->get(), std::chrono::milliseconds(static_cast<int64_t>(a.timeout_seconds * 1000)));
-  if (!objects.ok()) Die(fmt::format("{}: {}", config->server, objects.status().message()));
+  if (!objects.ok()) FailSnapshot(fmt::format("{}: {}", config->server, objects.status().message()));
   objects->source = config->context.empty()
                         ? config->server
                         : fmt::format("{} (context {})", config->server, config->context);
   Result<snapshot::Snapshot> s = snapshot::BuildSnapshot(*objects, a.options);
-  if (!s.ok()) Die(s.status().message());
+  if (!s.ok()) FailSnapshot(s.status().message());
   if (prometheus) {
     Result<std::vector<snapshot::GpuReading>> readings =
         snapshot::ReadGpuUsage(*prometheus, {.window = a.prometheus_window});
-    if (!readings.ok()) Die(readings.status().message());
+    if (!readings.ok()) FailSnapshot(readings.status().message());
     snapshot::UsageFit fit = snapshot::FitUsageProfiles(*readings, &s->workloads);
     s->notes.insert(s->notes.end(), fit.notes.begin(), fit.notes.end());
   }
-  if (Status st = snapshot::WriteSnapshot(*s, a.out); !st.ok()) Die(st.message());
+  if (Status st = snapshot::WriteSnapshot(*s, a.out); !st.ok()) FailSnapshot(st.message());
   int nodes = 0, gpus = 0, running = 0, waiting = 0;
   for (const twin::PoolSpec& p : s->pools.pools)
     nodes += p.nodes, gpus += p.nodes * p.gpus_per_node;
