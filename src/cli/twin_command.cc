@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <iomanip>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -217,7 +218,8 @@ void RunTwin(const RunArgs& a) {
     }
   }
   if (a.json) {
-    std::cout << twin::ToJson(report).dump(2) << "\n";
+    // Streamed (as dump(2) would print it) rather than built as one string first.
+    std::cout << std::setw(2) << twin::ToJson(report) << "\n";
   } else {
     std::cout << twin::ToText(report);
     if (!a.html.empty()) std::cout << "HTML report: " << a.html << "\n";
@@ -268,6 +270,7 @@ void Explain(const ExplainArgs& a) {
   }
   twin::TwinOptions options;
   options.policy_files = a.policy;
+  options.finished_runs_kept = -1;  // The workload may have finished by `at`.
   auto setup = CreateTwin(std::move(scenario).value(), options);
   if (!setup.ok()) {
     std::cerr << "steward: " << setup.status().message() << "\n";

@@ -52,6 +52,18 @@ namespace {
 // Rounds for presentation so JSON stays readable; the rounding is deterministic.
 double R(double x, int digits = 4) { return model::RoundTo(x, digits); }
 
+// A wait distribution; "relative_error" only when its percentiles are estimates (issue 22: a
+// distribution with more distinct waits than twin/wait_distribution.h keeps exactly).
+nlohmann::json WaitJson(const Percentiles& p) {
+  nlohmann::json j = {{"count", p.count},
+                      {"p50", R(p.p50, 1)},
+                      {"p95", R(p.p95, 1)},
+                      {"p99", R(p.p99, 1)},
+                      {"max", R(p.max, 1)}};
+  if (p.relative_error > 0) j["relative_error"] = p.relative_error;
+  return j;
+}
+
 nlohmann::json FaultsJson(const FaultReport& f) {
   nlohmann::json lost = nlohmann::json::object();
   for (const auto& [cause, h] : f.lost_gpu_hours_by_cause) lost[cause] = R(h, 2);
@@ -268,6 +280,8 @@ nlohmann::json ToJson(const Report& r) {
     j["training_jct_seconds"] = {{"count", r.tidal.training_jct_seconds.count},
                                  {"p50", R(r.tidal.training_jct_seconds.p50, 0)},
                                  {"p95", R(r.tidal.training_jct_seconds.p95, 0)}};
+    if (r.tidal.training_jct_seconds.relative_error > 0)
+      j["training_jct_seconds"]["relative_error"] = r.tidal.training_jct_seconds.relative_error;
   }
   if (!r.rollouts.empty()) {
     json rollouts = json::array();
@@ -284,28 +298,13 @@ nlohmann::json ToJson(const Report& r) {
                         {"mean_stranded_share_of_free", R(f.mean_stranded_share)}};
   j["pending_by_reason"] = r.pending_by_reason;
   json waits = json::object();
-  for (const auto& [tier, p] : r.queue_wait_seconds)
-    waits[tier] = {{"count", p.count},
-                   {"p50", R(p.p50, 1)},
-                   {"p95", R(p.p95, 1)},
-                   {"p99", R(p.p99, 1)},
-                   {"max", R(p.max, 1)}};
+  for (const auto& [tier, p] : r.queue_wait_seconds) waits[tier] = WaitJson(p);
   j["queue_wait_seconds"] = waits;
   json team_waits = json::object();
-  for (const auto& [team, p] : r.queue_wait_seconds_by_team)
-    team_waits[team] = {{"count", p.count},
-                        {"p50", R(p.p50, 1)},
-                        {"p95", R(p.p95, 1)},
-                        {"p99", R(p.p99, 1)},
-                        {"max", R(p.max, 1)}};
+  for (const auto& [team, p] : r.queue_wait_seconds_by_team) team_waits[team] = WaitJson(p);
   j["queue_wait_seconds_by_team"] = team_waits;
   json size_waits = json::object();
-  for (const auto& [size, p] : r.queue_wait_seconds_by_pod_size)
-    size_waits[size] = {{"count", p.count},
-                        {"p50", R(p.p50, 1)},
-                        {"p95", R(p.p95, 1)},
-                        {"p99", R(p.p99, 1)},
-                        {"max", R(p.max, 1)}};
+  for (const auto& [size, p] : r.queue_wait_seconds_by_pod_size) size_waits[size] = WaitJson(p);
   j["queue_wait_seconds_by_pod_size"] = size_waits;
   json pools = json::array();
   for (const PoolReport& p : r.pools)
@@ -385,9 +384,9 @@ nlohmann::json ToJson(const Report& r) {
                       {"stranded_free_gpus", p.stranded_free_gpus},
                       {"largest_free_block", p.largest_free_block},
                       {"unavailable_gpus", p.unavailable_gpus},
-                      {"pools", by_pool}});
+                      {"pools", std::move(by_pool)}});
   }
-  j["series"] = series;
+  j["series"] = std::move(series);  // A year of hourly points is megabytes: no copy.
   return j;
 }
 
