@@ -4,7 +4,6 @@
 
 #include <cstdio>
 #include <fstream>
-#include <iomanip>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -17,6 +16,7 @@
 #include "twin/build_cluster.h"
 #include "twin/memory_estimate.h"
 #include "twin/node_list_export.h"
+#include "twin/report_json.h"
 #include "twin/scenario.h"
 #include "twin/scenario_policy.h"
 #include "twin/tenancy.h"
@@ -218,8 +218,8 @@ void RunTwin(const RunArgs& a) {
     }
   }
   if (a.json) {
-    // Streamed (as dump(2) would print it) rather than built as one string first.
-    std::cout << std::setw(2) << twin::ToJson(report) << "\n";
+    twin::WriteJson(report, std::cout);  // ToJson(report).dump(2), a series point at a time.
+    std::cout << "\n";
   } else {
     std::cout << twin::ToText(report);
     if (!a.html.empty()) std::cout << "HTML report: " << a.html << "\n";
