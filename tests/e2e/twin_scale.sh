@@ -18,6 +18,7 @@ import json, sys
 r = json.load(open(sys.argv[1]))
 assert r["total_gpus"] == 102400, r["total_gpus"]
 w = r["workloads"]
-assert w["completed"] > 1000 and w["submitted"] == w["completed"] + w["running"] + w["pending"] + w["stopped"], w
+# (Workloads in their startup are in none of the other counts.)
+assert w["completed"] > 10000 and w["submitted"] >= w["completed"] + w["running"] + w["pending"], w
 PY
 echo "twin_scale: ok"
