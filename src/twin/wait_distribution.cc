@@ -90,7 +90,9 @@ void WaitDistribution::Add(SimDuration wait) {
   ++count_;
   max_ = count_ == 1 ? us : std::max(max_, us);
   fresh_.push_back(Quantize(us));
-  if (fresh_.size() >= kBatch) Merge();
+  // A merge re-encodes everything: batches grow with the encoding so its cost per sample stays
+  // constant (at 102,400 GPUs merging in fixed batches took 6 % of the run).
+  if (fresh_.size() >= std::max(kBatch, encoded_.size() / 32)) Merge();
 }
 
 void WaitDistribution::Merge() {

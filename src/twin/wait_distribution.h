@@ -14,9 +14,11 @@
 //   d.Add(now - run.pending_since);
 //   Percentiles p = d.Compute({/* pending waits so far */});
 //
-// Cost: Add is amortised O(bytes / 1024) (appends, merged in batches of 1,024); memory is at
-// most max_bytes plus a batch (8 KB) and, while merging, a second copy. Compute sorts the batch
-// and the extra samples and decodes the values once. Not thread-safe (the twin's thread).
+// Cost: Add is amortised O(1) (appends, merged in batches of kBatch samples or one sample per
+// 32 bytes of the encoding, whichever is more: about 32 bytes re-encoded per sample); memory is
+// at most max_bytes plus a batch (8 KB, up to max_bytes / 4 at the cap) and, while merging, a
+// second copy. Compute sorts the batch and the extra samples and decodes the values once.
+// Not thread-safe (the twin's thread).
 #pragma once
 
 #include <cstdint>
@@ -32,7 +34,7 @@ class WaitDistribution {
  public:
   // 256 KB: the default scenario's 30 days (up to 50,000 waits per distribution) stay exact.
   static constexpr size_t kDefaultMaxBytes = size_t{256} << 10;
-  static constexpr size_t kBatch = 1024;
+  static constexpr size_t kBatch = 1024;  // The smallest batch.
 
   explicit WaitDistribution(size_t max_bytes = kDefaultMaxBytes);
 
