@@ -337,7 +337,9 @@ void KueuePerfTwin(const char* name, int cohorts, int cqs_per_cohort,
     std::exit(1);
   }
   const double t0 = Now(), c0 = CpuNow();
-  auto tw = twin::Twin::Create(std::move(parsed).value());
+  twin::TwinOptions options;
+  options.finished_runs_kept = -1;  // The checker reads every finished run.
+  auto tw = twin::Twin::Create(std::move(parsed).value(), options);
   if (!tw.ok()) {
     std::fprintf(stderr, "%s\n", tw.status().ToString().c_str());
     std::exit(1);

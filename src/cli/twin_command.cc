@@ -16,6 +16,7 @@
 #include "twin/build_cluster.h"
 #include "twin/memory_estimate.h"
 #include "twin/node_list_export.h"
+#include "twin/report_json.h"
 #include "twin/scenario.h"
 #include "twin/scenario_policy.h"
 #include "twin/tenancy.h"
@@ -217,7 +218,8 @@ void RunTwin(const RunArgs& a) {
     }
   }
   if (a.json) {
-    std::cout << twin::ToJson(report).dump(2) << "\n";
+    twin::WriteJson(report, std::cout);  // ToJson(report).dump(2), a series point at a time.
+    std::cout << "\n";
   } else {
     std::cout << twin::ToText(report);
     if (!a.html.empty()) std::cout << "HTML report: " << a.html << "\n";
@@ -268,6 +270,7 @@ void Explain(const ExplainArgs& a) {
   }
   twin::TwinOptions options;
   options.policy_files = a.policy;
+  options.finished_runs_kept = -1;  // The workload may have finished by `at`.
   auto setup = CreateTwin(std::move(scenario).value(), options);
   if (!setup.ok()) {
     std::cerr << "steward: " << setup.status().message() << "\n";

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <bit>
+#include <map>
 
 #include "govern/pending_reason.h"
 #include "telemetry/twin_exporter.h"
@@ -33,14 +34,14 @@ class TwinPods {
     out_.clear();
     const auto& runs = twin_.runs();
     const model::Cluster& cluster = twin_.cluster();
-    if (cache_.size() < runs.size()) cache_.resize(runs.size());
-    for (size_t r = 0; r < runs.size(); ++r) {
-      const twin::WorkloadRun& run = runs[r];
-      std::vector<CachedPod>& pods = cache_[r];
+    // Released runs (twin/run_table.h) take their cached pods with them.
+    std::erase_if(cache_, [&](const auto& kv) { return runs.Find(kv.first) == nullptr; });
+    for (const twin::WorkloadRun& run : runs) {
       if (run.state == twin::RunState::kDone) {
-        if (!pods.empty()) std::vector<CachedPod>().swap(pods);
+        cache_.erase(run.spec.id);
         continue;
       }
+      std::vector<CachedPod>& pods = cache_[run.spec.id];
       // Size the run's cache before taking pointers into it.
       const model::Workload& spec = run.spec;
       const size_t wanted = !run.pods.empty() ? run.pods.size()
@@ -129,7 +130,7 @@ class TwinPods {
   }
 
   const twin::Twin& twin_;
-  std::vector<std::vector<CachedPod>> cache_;  // By run index.
+  std::map<model::WorkloadId, std::vector<CachedPod>> cache_;  // Unfinished runs, by id.
   std::vector<const PodObject*> out_;
 };
 

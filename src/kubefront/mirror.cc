@@ -187,6 +187,13 @@ void TwinMirror::SyncWorkload(const twin::Twin& twin, const twin::WorkloadRun& r
     changed = ws.pods[i] != std::make_tuple(a.pod_id, a.node, a.running);
   }
   if (!changed) return;
+  if (!ws.seen) {
+    ws.namespace_name = w.namespace_name;
+    ws.name = w.name;
+    ws.workload_name = WorkloadName(w);
+    ws.inference = w.kind == model::WorkloadKind::kInference;
+    ws.pod_group = !w.pod_group.empty();
+  }
   const twin::RunState before = ws.state;
   const bool was_seen = ws.seen;
   ws.state = run.state;
@@ -302,20 +309,18 @@ void TwinMirror::SyncWorkload(const twin::Twin& twin, const twin::WorkloadRun& r
   ws.seen = true;
 }
 
-void TwinMirror::RemoveWorkload(const twin::WorkloadRun& run, WorkloadState& ws,
-                                std::vector<Change>& out) {
-  const model::Workload& w = run.spec;
+void TwinMirror::RemoveWorkload(WorkloadState& ws, std::vector<Change>& out) {
+  if (!ws.seen) return;  // Nothing published yet.
+  const std::string& ns = ws.namespace_name;
   for (auto& [pod_id, st] : ws.published_pods) {
-    Delete(out, ids_.pods, w.namespace_name, st.name);
-    pods_by_name_.erase(w.namespace_name + "/" + st.name);
+    Delete(out, ids_.pods, ns, st.name);
+    pods_by_name_.erase(ns + "/" + st.name);
     pod_overlays_.erase(pod_id);
   }
-  if (!ws.seen) return;
-  for (const auto& [id, name] : ws.owners) Delete(out, id, w.namespace_name, name);
-  Delete(out, ids_.workloads, w.namespace_name, WorkloadName(w));
-  if (w.kind == model::WorkloadKind::kInference) Delete(out, ids_.pdbs, w.namespace_name, w.name);
-  if (!w.pod_group.empty() && ids_.pod_groups >= 0)
-    Delete(out, ids_.pod_groups, w.namespace_name, w.name);
+  for (const auto& [id, name] : ws.owners) Delete(out, id, ns, name);
+  Delete(out, ids_.workloads, ns, ws.workload_name);
+  if (ws.inference) Delete(out, ids_.pdbs, ns, ws.name);
+  if (ws.pod_group && ids_.pod_groups >= 0) Delete(out, ids_.pod_groups, ns, ws.name);
 }
 
 void TwinMirror::SyncQueues(const twin::Twin& twin, std::vector<Change>& out) {
@@ -341,9 +346,11 @@ void TwinMirror::Sync(const twin::Twin& twin) {
     initialized_ = true;
   }
   SyncNodes(twin, out);
-  const std::vector<twin::WorkloadRun>& runs = twin.runs();
-  for (size_t i = scanned_runs_; i < runs.size(); ++i)
-    if (runs[i].state != twin::RunState::kDone) live_[static_cast<model::WorkloadId>(i)];
+  const twin::RunTable& runs = twin.runs();
+  for (size_t i = scanned_runs_; i < runs.size(); ++i) {
+    const twin::WorkloadRun* run = runs.Find(static_cast<model::WorkloadId>(i));
+    if (run != nullptr && run->state != twin::RunState::kDone) live_[run->spec.id];
+  }
   scanned_runs_ = runs.size();
   const std::vector<twin::PreemptionRecord>& preemptions = twin.preemption_records();
   for (; preemptions_seen_ < preemptions.size(); ++preemptions_seen_) {
@@ -367,12 +374,13 @@ void TwinMirror::Sync(const twin::Twin& twin) {
   }
   counts_.by_local_queue.clear();
   for (auto it = live_.begin(); it != live_.end();) {
-    const twin::WorkloadRun& run = runs[it->first];
-    if (run.state == twin::RunState::kDone) {
-      RemoveWorkload(run, it->second, out);
+    const twin::WorkloadRun* found = runs.Find(it->first);
+    if (found == nullptr || found->state == twin::RunState::kDone) {
+      RemoveWorkload(it->second, out);
       it = live_.erase(it);
       continue;
     }
+    const twin::WorkloadRun& run = *found;
     SyncWorkload(twin, run, it->second, out);
     const std::string lq = LocalQueueOf(twin, run.spec);
     auto& [pending, admitted] = counts_.by_local_queue[run.spec.namespace_name + "/" + lq];

@@ -123,13 +123,15 @@ class TwinMirror {
     std::vector<std::pair<int, std::string>> owners;  // (store id, name).
     WorkloadTimes times;
     bool seen = false;
+    // Who it is, for deleting its objects after the twin released the run (run_table.h).
+    std::string namespace_name, name, workload_name;
+    bool inference = false, pod_group = false;
   };
 
   void SyncNodes(const twin::Twin& twin, std::vector<kube::ObjectStore::Change>& out);
   void SyncWorkload(const twin::Twin& twin, const twin::WorkloadRun& run, WorkloadState& ws,
                     std::vector<kube::ObjectStore::Change>& out);
-  void RemoveWorkload(const twin::WorkloadRun& run, WorkloadState& ws,
-                      std::vector<kube::ObjectStore::Change>& out);
+  void RemoveWorkload(WorkloadState& ws, std::vector<kube::ObjectStore::Change>& out);
   void SyncQueues(const twin::Twin& twin, std::vector<kube::ObjectStore::Change>& out);
   void InitialObjects(const twin::Twin& twin, std::vector<kube::ObjectStore::Change>& out);
   void FlushEvents(std::vector<kube::ObjectStore::Change>& out);

@@ -11,7 +11,7 @@ void PodTracker::OnLifecycle(const twin::LifecycleRecord& r) {
 
 void PodTracker::Update(const twin::Twin& twin) {
   ++generation_;
-  const std::vector<twin::WorkloadRun>& runs = twin.runs();
+  const twin::RunTable& runs = twin.runs();
   for (const twin::WorkloadRun& run : runs) {
     if (run.pods.empty()) continue;
     for (size_t i = 0; i < run.pods.size(); ++i) {

@@ -176,11 +176,10 @@ Snapshot BuildSnapshot(const twin::Twin& tw, const SnapshotContext& ctx) {
   const std::string quota = ReasonText(twin::PendingReason::kQuotaExhausted);
   const std::string queued = ReasonText(twin::PendingReason::kWaitingInQueue);
   int no_fit_gpus = 0, queued_gpus = 0;
+  // Finished runs are counted by the twin (it releases them, twin/run_table.h).
+  o.workloads_completed = tw.workloads_done();
   for (const twin::WorkloadRun& run : tw.runs()) {
-    if (run.state == twin::RunState::kDone) {
-      ++o.workloads_completed;
-      continue;
-    }
+    if (run.state == twin::RunState::kDone) continue;
     const model::Workload& w = run.spec;
     QueueView& q = snap.queues[w.team];
     WorkloadView v;

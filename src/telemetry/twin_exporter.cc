@@ -151,9 +151,9 @@ TwinExporter::TwinExporter(const model::Cluster& cluster, TwinExporterOptions op
 void TwinExporter::Update(const twin::Twin& twin) {
   // Pass 1: mark every allocated GPU with its pod and how the pod uses it.
   std::fill(slots_.begin(), slots_.end(), Slot{});
-  const std::vector<twin::WorkloadRun>& runs = twin.runs();
-  for (size_t r = 0; r < runs.size(); ++r) {
-    const twin::WorkloadRun& run = runs[r];
+  const twin::RunTable& runs = twin.runs();
+  for (const twin::WorkloadRun& run : runs) {
+    const int32_t r = run.spec.id;
     const double f = std::clamp(run.spec.usage.used_gpu_fraction, 0.0, 1.0);
     for (size_t p = 0; p < run.pods.size(); ++p) {
       const twin::PodAllocation& pod = run.pods[p];

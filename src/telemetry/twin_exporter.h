@@ -122,7 +122,7 @@ class TwinExporter {
   enum class Use : uint8_t { kFree, kStarting, kUntouched, kActive, kIdle };
   struct Slot {
     Use use = Use::kFree;
-    int32_t run = -1;  // Index into twin.runs().
+    int32_t run = -1;  // Workload id in twin.runs().
     int32_t pod = -1;  // Index into the run's pods.
   };
   const model::Cluster& cluster_;

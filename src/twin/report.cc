@@ -7,6 +7,7 @@
 
 #include "audit/report.h"
 #include "model/text.h"
+#include "twin/report_json.h"
 #include "twin/report_rollouts.h"
 #include "twin/tenancy.h"
 
@@ -51,6 +52,18 @@ namespace {
 
 // Rounds for presentation so JSON stays readable; the rounding is deterministic.
 double R(double x, int digits = 4) { return model::RoundTo(x, digits); }
+
+// A wait distribution; "relative_error" only when its percentiles are estimates (issue 22: a
+// distribution with more distinct waits than twin/wait_distribution.h keeps exactly).
+nlohmann::json WaitJson(const Percentiles& p) {
+  nlohmann::json j = {{"count", p.count},
+                      {"p50", R(p.p50, 1)},
+                      {"p95", R(p.p95, 1)},
+                      {"p99", R(p.p99, 1)},
+                      {"max", R(p.max, 1)}};
+  if (p.relative_error > 0) j["relative_error"] = p.relative_error;
+  return j;
+}
 
 nlohmann::json FaultsJson(const FaultReport& f) {
   nlohmann::json lost = nlohmann::json::object();
@@ -236,7 +249,52 @@ nlohmann::json ToJson(const SchedulerReport& s) {
   return {{"cluster_queues", cqs}};
 }
 
+namespace {
+
+// Everything of the report's JSON but its time series (WriteJson streams that).
+nlohmann::json ReportHead(const Report& r);
+nlohmann::json SeriesPoint(const Report& r, const TimePoint& p);
+
+}  // namespace
+
 nlohmann::json ToJson(const Report& r) {
+  nlohmann::json j = ReportHead(r);
+  nlohmann::json series = nlohmann::json::array();
+  for (const TimePoint& p : r.series) series.push_back(SeriesPoint(r, p));
+  j["series"] = std::move(series);
+  return j;
+}
+
+void WriteJson(const Report& r, std::ostream& out) {
+  // The head printed with a marker where the series goes, then the series one point at a time,
+  // indented as dump(2) indents an array at depth 1: the same bytes, a point's memory at once.
+  static constexpr std::string_view kMarker = "\"@@steward-series@@\"";
+  nlohmann::json j = ReportHead(r);
+  j["series"] = std::string(kMarker.substr(1, kMarker.size() - 2));
+  const std::string head = j.dump(2);
+  const size_t at = head.find(kMarker);
+  out << std::string_view(head).substr(0, at);
+  if (r.series.empty()) {
+    out << "[]";
+  } else {
+    out << "[\n";
+    for (size_t i = 0; i < r.series.size(); ++i) {
+      const std::string point = SeriesPoint(r, r.series[i]).dump(2);
+      out << "    ";
+      for (char c : point) {
+        out << c;
+        if (c == '\n') out << "    ";
+      }
+      out << (i + 1 < r.series.size() ? ",\n" : "\n");
+    }
+    out << "  ]";
+  }
+  out << std::string_view(head).substr(at + kMarker.size());
+}
+
+namespace {
+
+nlohmann::json ReportHead(const Report& r) {
   using nlohmann::json;
   json j;
   j["scenario"] = r.scenario;
@@ -268,6 +326,8 @@ nlohmann::json ToJson(const Report& r) {
     j["training_jct_seconds"] = {{"count", r.tidal.training_jct_seconds.count},
                                  {"p50", R(r.tidal.training_jct_seconds.p50, 0)},
                                  {"p95", R(r.tidal.training_jct_seconds.p95, 0)}};
+    if (r.tidal.training_jct_seconds.relative_error > 0)
+      j["training_jct_seconds"]["relative_error"] = r.tidal.training_jct_seconds.relative_error;
   }
   if (!r.rollouts.empty()) {
     json rollouts = json::array();
@@ -284,28 +344,13 @@ nlohmann::json ToJson(const Report& r) {
                         {"mean_stranded_share_of_free", R(f.mean_stranded_share)}};
   j["pending_by_reason"] = r.pending_by_reason;
   json waits = json::object();
-  for (const auto& [tier, p] : r.queue_wait_seconds)
-    waits[tier] = {{"count", p.count},
-                   {"p50", R(p.p50, 1)},
-                   {"p95", R(p.p95, 1)},
-                   {"p99", R(p.p99, 1)},
-                   {"max", R(p.max, 1)}};
+  for (const auto& [tier, p] : r.queue_wait_seconds) waits[tier] = WaitJson(p);
   j["queue_wait_seconds"] = waits;
   json team_waits = json::object();
-  for (const auto& [team, p] : r.queue_wait_seconds_by_team)
-    team_waits[team] = {{"count", p.count},
-                        {"p50", R(p.p50, 1)},
-                        {"p95", R(p.p95, 1)},
-                        {"p99", R(p.p99, 1)},
-                        {"max", R(p.max, 1)}};
+  for (const auto& [team, p] : r.queue_wait_seconds_by_team) team_waits[team] = WaitJson(p);
   j["queue_wait_seconds_by_team"] = team_waits;
   json size_waits = json::object();
-  for (const auto& [size, p] : r.queue_wait_seconds_by_pod_size)
-    size_waits[size] = {{"count", p.count},
-                        {"p50", R(p.p50, 1)},
-                        {"p95", R(p.p95, 1)},
-                        {"p99", R(p.p99, 1)},
-                        {"max", R(p.max, 1)}};
+  for (const auto& [size, p] : r.queue_wait_seconds_by_pod_size) size_waits[size] = WaitJson(p);
   j["queue_wait_seconds_by_pod_size"] = size_waits;
   json pools = json::array();
   for (const PoolReport& p : r.pools)
@@ -366,30 +411,32 @@ nlohmann::json ToJson(const Report& r) {
     by_kind[kind] = {{"allocated_gpu_hours", R(h, 2)},
                      {"sm_active_gpu_hours", R(r.sm_active_gpu_hours_by_kind.at(kind), 2)}};
   j["usage_by_kind"] = by_kind;
-  json series = json::array();
-  for (const auto& p : r.series) {
-    json by_pool = json::object();
-    for (size_t i = 0; i < p.pools.size() && i < r.pools.size(); ++i)
-      by_pool[r.pools[i].name] = {
-          {"largest_single_node_job_gpus", p.pools[i].largest_single_node_job},
-          {"largest_gang_job_gpus", p.pools[i].largest_gang_job},
-          {"stranded_free_gpus", p.pools[i].stranded_free_gpus},
-          {"whole_free_nodes", p.pools[i].whole_free_nodes}};
-    series.push_back({{"hours", R(p.hours, 3)},
-                      {"allocation", R(p.allocation)},
-                      {"busy", R(p.busy)},
-                      {"sm_active", R(p.sm_active)},
-                      {"running", p.running},
-                      {"pending", p.pending},
-                      {"whole_free_nodes", p.whole_free_nodes},
-                      {"stranded_free_gpus", p.stranded_free_gpus},
-                      {"largest_free_block", p.largest_free_block},
-                      {"unavailable_gpus", p.unavailable_gpus},
-                      {"pools", by_pool}});
-  }
-  j["series"] = series;
   return j;
 }
+
+nlohmann::json SeriesPoint(const Report& r, const TimePoint& p) {
+  using nlohmann::json;
+  json by_pool = json::object();
+  for (size_t i = 0; i < p.pools.size() && i < r.pools.size(); ++i)
+    by_pool[r.pools[i].name] = {
+        {"largest_single_node_job_gpus", p.pools[i].largest_single_node_job},
+        {"largest_gang_job_gpus", p.pools[i].largest_gang_job},
+        {"stranded_free_gpus", p.pools[i].stranded_free_gpus},
+        {"whole_free_nodes", p.pools[i].whole_free_nodes}};
+  return {{"hours", R(p.hours, 3)},
+          {"allocation", R(p.allocation)},
+          {"busy", R(p.busy)},
+          {"sm_active", R(p.sm_active)},
+          {"running", p.running},
+          {"pending", p.pending},
+          {"whole_free_nodes", p.whole_free_nodes},
+          {"stranded_free_gpus", p.stranded_free_gpus},
+          {"largest_free_block", p.largest_free_block},
+          {"unavailable_gpus", p.unavailable_gpus},
+          {"pools", std::move(by_pool)}};
+}
+
+}  // namespace
 
 std::string ToText(const Report& r) {
   std::string out;

@@ -17,6 +17,9 @@ namespace steward::twin {
 struct Percentiles {
   int count = 0;
   double p50 = 0, p95 = 0, p99 = 0, max = 0;
+  // 0: exact. Else the percentiles are estimates, low by less than this share of the true
+  // value (twin/wait_distribution.h); count and max stay exact.
+  double relative_error = 0;
 };
 // Nearest-rank percentiles; sorts `values`.
 Percentiles ComputePercentiles(std::vector<double>& values);

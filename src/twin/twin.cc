@@ -7,6 +7,10 @@
 #include <cmath>
 #include <numbers>
 
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
 #include "govern/policy_io.h"
 #include "place/mig.h"
 #include "twin/build_cluster.h"
@@ -19,6 +23,16 @@ namespace steward::twin {
 namespace {
 
 using model::UsageRates;
+
+// Returns the heap's free pages to the system. Finished runs are released all day long
+// (twin/run_table.h), in small pieces among long-lived ones; glibc keeps such pages resident, so
+// without this a year's peak RSS creeps up by fragmentation though the heap in use does not.
+// Called once per simulated day: a few milliseconds.
+void ReturnFreedMemory() {
+#if defined(__GLIBC__)
+  malloc_trim(0);
+#endif
+}
 
 // Meter groups are (team, kind) pairs so the report can total either way.
 int Group(const model::Workload& w) {
@@ -35,6 +49,7 @@ Twin::Twin(Scenario scenario, model::Cluster cluster)
       startup_rng_(MixSeed(scenario_.seed, 0x57a7)),
       waits_by_tier_(model::kNumTiers),
       waits_by_team_(scenario_.teams.size()) {
+  workloads_by_team_.assign(scenario_.teams.size(), 0);
   for (int t = 0; t < model::kNumTiers; ++t)
     preemptions_by_tier_[std::string(model::TierName(static_cast<model::Tier>(t)))] = 0;
   for (const auto& team : scenario_.teams) {
@@ -122,6 +137,7 @@ Result<std::unique_ptr<Twin>> Twin::Create(Scenario scenario, const TwinOptions&
   t->events_queue_.Push(kSimStart, EventKind::kSample);
   t->on_window_ = options.on_window;
   t->on_lifecycle_ = options.on_lifecycle;
+  t->finished_runs_kept_ = options.finished_runs_kept;
   t->alerts_ = control::TenantShareAlert(t->scenario_.policies.alert_tenant_share);
   t->window_ = options.window;
   if (t->on_window_) {
@@ -145,6 +161,8 @@ void Twin::RunUntil(SimTime t) {
   while (!events_queue_.empty() && events_queue_.Top().time <= until) {
     const Event e = events_queue_.Pop();
     AccumulateUnavailable(e.time);
+    if (e.time.micros() / Days(1).micros() != now_.micros() / Days(1).micros())
+      ReturnFreedMemory();  // A new simulated day.
     now_ = e.time;
     ++events_;
     switch (e.kind) {
@@ -208,7 +226,7 @@ void Twin::RunUntil(SimTime t) {
 }
 
 const WorkloadRun* Twin::FindRun(std::string_view name) const {
-  for (const auto& r : runs_)
+  for (const WorkloadRun& r : runs_)
     if (r.spec.name == name) return &r;
   return nullptr;
 }
@@ -235,8 +253,9 @@ void Twin::Accept(model::Workload w) {
   }
   placer_->Observe(run.spec);
   const model::WorkloadId id = run.spec.id;
-  runs_.push_back(std::move(run));
-  Log(LifecycleKind::kArrive, runs_.back(), runs_.back().spec.TotalGpus());
+  ++workloads_by_team_[run.spec.team];
+  const WorkloadRun& added = runs_.Add(std::move(run));
+  Log(LifecycleKind::kArrive, added, added.spec.TotalGpus());
   ++pending_;
   MakePending(id);
 }
@@ -247,7 +266,9 @@ void Twin::OnSchedule() {
 }
 
 void Twin::OnStart(const Event& e) {
-  WorkloadRun& run = runs_[e.target];
+  WorkloadRun* found = runs_.Find(e.target);
+  if (found == nullptr) return;  // Finished and released: the event is stale.
+  WorkloadRun& run = *found;
   if (e.epoch != run.epoch) return;
   const model::Workload& w = run.spec;
   if (w.kind == model::WorkloadKind::kInference) {
@@ -279,17 +300,21 @@ void Twin::OnStart(const Event& e) {
 }
 
 void Twin::OnPhase(const Event& e) {
-  WorkloadRun& run = runs_[e.target];
+  WorkloadRun* found = runs_.Find(e.target);
+  if (found == nullptr) return;  // Finished and released: the event is stale.
+  WorkloadRun& run = *found;
   if (e.epoch != run.epoch) return;
   SetRates(run, /*active=*/false, true);
 }
 
 void Twin::OnFinish(const Event& e) {
-  WorkloadRun& run = runs_[e.target];
+  WorkloadRun* found = runs_.Find(e.target);
+  if (found == nullptr) return;  // Finished and released: the event is stale.
+  WorkloadRun& run = *found;
   if (e.epoch != run.epoch) return;
   Log(LifecycleKind::kFinish, run, run.GpusHeld());
   if (run.spec.kind == model::WorkloadKind::kTraining && !serving_generators_.empty())
-    training_jct_.push_back((now_ - run.spec.submit_time).ToSeconds());
+    training_jct_.Add(now_ - run.spec.submit_time);
   ReleasePods(run, 0);
   --running_;
   ++completed_;
@@ -297,10 +322,13 @@ void Twin::OnFinish(const Event& e) {
   ++run.epoch;
   run.pods.shrink_to_fit();
   RequestSchedule();
+  MaybeRetire(run);
 }
 
 void Twin::OnFail(const Event& e) {
-  WorkloadRun& run = runs_[e.target];
+  WorkloadRun* found = runs_.Find(e.target);
+  if (found == nullptr) return;  // Finished and released: the event is stale.
+  WorkloadRun& run = *found;
   if (e.epoch != run.epoch) return;
   ++interruptions_;
   ++fault_stats_.other_interruptions;
@@ -326,7 +354,9 @@ void Twin::ScheduleRunEvents(WorkloadRun& run, int gpus) {
 }
 
 void Twin::OnCheckpoint(const Event& e) {
-  WorkloadRun& run = runs_[e.target];
+  WorkloadRun* found = runs_.Find(e.target);
+  if (found == nullptr) return;  // Finished and released: the event is stale.
+  WorkloadRun& run = *found;
   if (e.epoch != run.epoch || run.state != RunState::kRunning) return;
   run.last_checkpoint = now_;
   run.checkpoint_in_segment = run.has_checkpoint = true;
@@ -416,7 +446,9 @@ SimDuration Twin::StartupDelay(const model::Workload& w) {
 
 void Twin::OnScale() {
   for (model::WorkloadId id : services_) {
-    WorkloadRun& run = runs_[id];
+    WorkloadRun* found = runs_.Find(id);
+    if (found == nullptr) continue;  // Finished and released.
+    WorkloadRun& run = *found;
     if (run.state == RunState::kDone || serving_of_.count(id)) continue;  // Autoscaled.
     const int desired = DesiredReplicas(run.spec, now_);
     if (desired != run.desired_replicas) Log(LifecycleKind::kScale, run, desired);
@@ -497,6 +529,7 @@ int Twin::TryPlace(model::WorkloadId id, int gpu_budget, bool* done) {
     }
     run.queued = false;
     *done = true;
+    if (run.state == RunState::kDone) MaybeRetire(run);  // A stopped service left the queue.
     return placed;
   }
   bool placed = PlaceGang(run);
@@ -761,6 +794,12 @@ void Twin::EmitWindow(SimTime end) {
   window_runs_ = std::move(still);
   on_window_(window_start_, end, records);
   window_start_ = end;
+  // Finished runs whose last window just closed (records' specs are no longer needed).
+  std::vector<model::WorkloadId> closed;
+  for (const UsageRecord& rec : records)
+    if (rec.spec != nullptr) closed.push_back(rec.spec->id);
+  for (model::WorkloadId id : closed)
+    if (WorkloadRun* run = runs_.Find(id); run != nullptr && !run->in_window) MaybeRetire(*run);
 }
 
 int Twin::DesiredReplicas(const model::Workload& w, SimTime t) const {
@@ -770,11 +809,28 @@ int Twin::DesiredReplicas(const model::Workload& w, SimTime t) const {
   return w.min_replicas + static_cast<int>(std::lround(level * (w.max_replicas - w.min_replicas)));
 }
 
+void Twin::MaybeRetire(WorkloadRun& run) {
+  if (run.retired || run.state != RunState::kDone || run.queued || run.in_window ||
+      serving_of_.count(run.spec.id))
+    return;
+  run.retired = true;
+  retired_.push_back(run.spec.id);
+  if (finished_runs_kept_ < 0) return;
+  while (retired_.size() > static_cast<size_t>(finished_runs_kept_)) {
+    const model::WorkloadId id = retired_.front();
+    retired_.pop_front();
+    const WorkloadRun& old = runs_[id];
+    released_fault_interrupted_ += old.fault_interrupted;
+    if (old.spec.kind == model::WorkloadKind::kInference) std::erase(services_, id);
+    runs_.Release(id);
+  }
+}
+
 void Twin::RecordWait(const WorkloadRun& run) {
-  const double wait = (now_ - run.pending_since).ToSeconds();
-  waits_by_tier_[static_cast<int>(run.spec.tier)].push_back(wait);
-  waits_by_team_[run.spec.team].push_back(wait);
-  waits_by_pod_size_[PodSizeKey(run.spec)].push_back(wait);
+  const SimDuration wait = now_ - run.pending_since;
+  waits_by_tier_[static_cast<int>(run.spec.tier)].Add(wait);
+  waits_by_team_[run.spec.team].Add(wait);
+  waits_by_pod_size_[PodSizeKey(run.spec)].Add(wait);
 }
 
 void Twin::SetNoFitReason(WorkloadRun& run, int gpus_needed) {
@@ -863,8 +919,9 @@ Report Twin::BuildReport() const {
   }
   // Waits: admitted workloads, plus the ones still pending counted at their wait so far
   // (otherwise a starving queue would look fast).
-  std::vector<std::vector<double>> waits = waits_by_tier_;
-  std::vector<std::vector<double>> team_waits = waits_by_team_;
+  std::vector<std::vector<SimDuration>> waits(model::kNumTiers);
+  std::vector<std::vector<SimDuration>> team_waits(scenario_.teams.size());
+  std::map<std::string, std::vector<SimDuration>> size_waits;
   for (int i = 0; i < kNumPendingReasons; ++i)
     r.pending_by_reason[std::string(PendingReasonName(static_cast<PendingReason>(i)))] = 0;
   r.preemptions = preemptions_by_tier_;
@@ -873,23 +930,30 @@ Report Twin::BuildReport() const {
   r.preemption_lost_gpu_hours_by_team = preemption_lost_by_team_;
   r.preemption_lost_gpu_hours_by_tier = preemption_lost_by_tier_;
   r.pods_ready_timeouts = pods_ready_timeouts_;
+  for (size_t t = 0; t < scenario_.teams.size(); ++t)
+    if (workloads_by_team_[t] > 0)
+      r.teams[scenario_.teams[t].name].workloads += workloads_by_team_[t];
   for (const WorkloadRun& run : runs_) {
-    r.teams[scenario_.teams[run.spec.team].name].workloads++;
     if (run.state != RunState::kPending) continue;
     r.pending_by_reason[std::string(run.reason)]++;
-    waits[static_cast<int>(run.spec.tier)].push_back((now_ - run.pending_since).ToSeconds());
-    team_waits[run.spec.team].push_back((now_ - run.pending_since).ToSeconds());
+    const SimDuration wait = now_ - run.pending_since;
+    waits[static_cast<int>(run.spec.tier)].push_back(wait);
+    team_waits[run.spec.team].push_back(wait);
+    size_waits[PodSizeKey(run.spec)].push_back(wait);
   }
-  std::map<std::string, std::vector<double>> size_waits = waits_by_pod_size_;
-  for (const WorkloadRun& run : runs_)
-    if (run.state == RunState::kPending)
-      size_waits[PodSizeKey(run.spec)].push_back((now_ - run.pending_since).ToSeconds());
-  for (auto& [size, w] : size_waits) r.queue_wait_seconds_by_pod_size[size] = ComputePercentiles(w);
+  for (const auto& [size, d] : waits_by_pod_size_) size_waits[size];  // Every size seen.
+  for (const auto& [size, pending] : size_waits) {
+    auto it = waits_by_pod_size_.find(size);
+    r.queue_wait_seconds_by_pod_size[size] = it != waits_by_pod_size_.end()
+                                                 ? it->second.Compute(pending)
+                                                 : WaitDistribution().Compute(pending);
+  }
   for (size_t t = 0; t < scenario_.teams.size(); ++t)
-    r.queue_wait_seconds_by_team[scenario_.teams[t].name] = ComputePercentiles(team_waits[t]);
+    r.queue_wait_seconds_by_team[scenario_.teams[t].name] =
+        waits_by_team_[t].Compute(team_waits[t]);
   for (int t = 0; t < model::kNumTiers; ++t)
     r.queue_wait_seconds[std::string(model::TierName(static_cast<model::Tier>(t)))] =
-        ComputePercentiles(waits[t]);
+        waits_by_tier_[t].Compute(waits[t]);
 
   Fragmentation& f = r.fragmentation;
   f.free_gpus = state_->free_gpus();

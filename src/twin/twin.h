@@ -28,27 +28,15 @@
 #include "twin/placer.h"
 #include "twin/report.h"
 #include "twin/rng.h"
+#include "twin/run_table.h"
 #include "twin/scenario.h"
 #include "twin/service_model.h"
 #include "twin/usage_meter.h"
+#include "twin/wait_distribution.h"
+#include "twin/workload_run.h"
 #include "twin/workload_source.h"
 
 namespace steward::twin {
-
-enum class RunState : uint8_t { kPending, kStarting, kRunning, kDone };
-
-// GPU-equivalents a workload holds right now (rates), or GPU-hours over a window (totals),
-// split by what the GPUs are doing. The waste causes are the twin's ground truth.
-struct WorkloadUsage {
-  double allocated = 0;
-  double busy = 0;
-  double sm_active = 0;
-  double zombie = 0;        // Held through an idle (notebook) phase.
-  double over_request = 0;  // Requested but never driven.
-  double data_stall = 0;    // Driven GPUs waiting on the data loader.
-  double startup = 0;       // Allocated while the pod starts.
-  void Add(const WorkloadUsage& rate, double hours);
-};
 
 // One workload's usage in one closed window, for showback ledgers.
 struct UsageRecord {
@@ -81,6 +69,10 @@ struct TwinOptions {
   // Called at every step of every workload's lifecycle (twin/lifecycle.h), in event order;
   // e.g. for `--events`. Unset costs nothing.
   std::function<void(const LifecycleRecord&)> on_lifecycle;
+  // Finished runs stay readable in runs() (state kDone) until this many more have finished;
+  // then they are released and only the report's accumulators remember them (issue 22:
+  // memory bounded by live state). < 0 keeps every run (tests that inspect finished runs).
+  int finished_runs_kept = 1024;
 };
 
 // Fault state of one GPU, as DCGM would report it.
@@ -108,55 +100,6 @@ struct PreemptionRecord {
   double lost_gpu_hours = 0;
 };
 
-struct PodAllocation {
-  model::NodeId node = model::kNoNode;
-  uint64_t gpus = 0;  // Bit mask of GPU indices on the node.
-  int32_t pod_id = 0;
-  bool running = false;
-  // GPU sharing: milli-GPU per GPU (1000 = whole), or a MIG instance (profile id of
-  // place/mig.h, 0 = none) starting at a memory slice.
-  int16_t gpu_milli = 1000;
-  int8_t mig_profile = 0;
-  int8_t mig_start = -1;
-  // CPU and memory the pod holds on its node (its pod set's; 0 = none given).
-  int32_t cpu_milli = 0;
-  int32_t memory_mib = 0;
-  // The physical GPUs the pod holds: its GPUs, a fraction of one, or a MIG instance's compute
-  // share (1g.10gb = 1/7). Utilization accounting charges this; quota counts `gpus`.
-  double Share() const;
-};
-
-// The runtime state of one workload.
-struct WorkloadRun {
-  model::Workload spec;
-  RunState state = RunState::kPending;
-  uint32_t epoch = 0;   // Bumped when the run is torn down; stale events are ignored.
-  bool queued = false;  // In the admitter's queue.
-  bool idle = false;    // In its idle (zombie) phase.
-  std::string_view reason = PendingReasonName(PendingReason::kWaitingInQueue);
-  std::string reason_detail;
-  SimTime pending_since;
-  SimTime started;  // Start of the current run segment.
-  SimTime first_started = SimTime::Never();
-  SimDuration remaining;     // Work left at `started`.
-  int desired_replicas = 0;  // Services.
-  std::vector<PodAllocation> pods;
-  int interruptions = 0;
-  bool fault_interrupted = false;  // Stopped at least once by a fault or a drain.
-  // Checkpoints (docs/twin.md): the current run segment starts at `started` with a restore of
-  // segment_restore, then works; checkpoint events save progress every checkpoint_interval.
-  SimDuration segment_restore;
-  SimTime last_checkpoint;             // Latest checkpoint of the current segment ...
-  bool checkpoint_in_segment = false;  // ... valid when this is set.
-  bool has_checkpoint = false;         // Any checkpoint ever: a restart restores from it.
-  WorkloadUsage rate;                  // What it holds now.
-  WorkloadUsage window_total;          // GPU-hours since the current window opened (or acc_since).
-  SimTime acc_since;
-  bool in_window = false;
-  // GPUs its pods hold (a shared or MIG pod counts its one GPU).
-  int GpusHeld() const;
-};
-
 class Twin : private AdmissionHost, private TwinOps {
  public:
   // Builds the cluster, loads traces and creates the policies; fails on a bad scenario.
@@ -176,7 +119,11 @@ class Twin : private AdmissionHost, private TwinOps {
   const std::optional<audit::AuditResult>& tenancy() const { return tenancy_; }
   const model::Cluster& cluster() const override { return cluster_; }
   const ClusterState& state() const { return *state_; }
-  const std::vector<WorkloadRun>& runs() const { return runs_; }
+  // The runs held now, by id (twin/run_table.h): every workload not finished, plus the most
+  // recent TwinOptions::finished_runs_kept finished ones; runs().size() counts every id.
+  const RunTable& runs() const { return runs_; }
+  // Workloads finished so far (completed, or stopped by a controller).
+  int workloads_done() const { return completed_ + stopped_; }
   const UsageMeter& meter() const { return meter_; }
   std::string_view admission_policy() const { return admitter_->Name(); }
   // The run of the workload called `name`, or nullptr.
@@ -332,6 +279,10 @@ class Twin : private AdmissionHost, private TwinOps {
   int RunningPods(const WorkloadRun& run) const;
   int DesiredReplicas(const model::Workload& w, SimTime t) const;
   void RecordWait(const WorkloadRun& run);
+  // Hands a finished run to the retention queue once nothing in the twin needs it any more
+  // (out of the admitter's queue, its usage window closed, no serving model reporting on it),
+  // releasing the oldest retained run beyond finished_runs_kept_.
+  void MaybeRetire(WorkloadRun& run);
   // Sets the no-fit reason of a workload that passed admission but did not fit any node.
   void SetNoFitReason(WorkloadRun& run, int gpus_needed);
   // Tears down a running workload, keeping work up to its last checkpoint; returns the
@@ -474,7 +425,11 @@ class Twin : private AdmissionHost, private TwinOps {
   bool schedule_requested_ = false;
   int64_t events_ = 0;
   int32_t next_pod_id_ = 0;
-  std::vector<WorkloadRun> runs_;
+  RunTable runs_;
+  std::deque<model::WorkloadId> retired_;  // Finished runs kept readable, oldest first.
+  int finished_runs_kept_ = 1024;
+  std::vector<int> workloads_by_team_;  // Submitted, per team (the report's teams.workloads).
+  int released_fault_interrupted_ = 0;  // Released runs that a fault or drain stopped.
   std::vector<model::WorkloadId> services_;
   // Serving (twin_serving.cc): generator index -> its spec, for generators with traffic:.
   std::map<std::string, int> serving_generators_;  // By generator name (kGeneratorLabel).
@@ -488,15 +443,16 @@ class Twin : private AdmissionHost, private TwinOps {
   int tidal_borrower_team_ = -1;  // Team lending goes to (fifo-quota), for training gained.
   int tidal_borrower_quota_ = 0;  // Its quota in the static split.
   double training_gained_gpu_hours_ = 0;
-  std::vector<double> training_jct_;  // Submit to completion, seconds, of finished training.
+  WaitDistribution training_jct_;  // Submit to completion of finished training.
   int pending_ = 0;
   int running_ = 0;
   int completed_ = 0;
   int stopped_ = 0;  // Stopped for good by a controller (TwinOps::Stop).
   int interruptions_ = 0;
   double lost_gpu_hours_ = 0;
-  std::vector<std::vector<double>> waits_by_tier_;
-  std::vector<std::vector<double>> waits_by_team_;
+  // Waits of admitted workloads (twin/wait_distribution.h: exact while compact).
+  std::vector<WaitDistribution> waits_by_tier_;
+  std::vector<WaitDistribution> waits_by_team_;
   std::map<std::string, int> preemptions_by_tier_;
   std::map<std::string, double> lost_by_team_;
   std::map<std::string, double> lost_by_cause_;
@@ -505,7 +461,7 @@ class Twin : private AdmissionHost, private TwinOps {
   int pods_ready_timeouts_ = 0;
   control::TenantShareAlert alerts_{0};  // By team index (threshold set in Create).
   std::vector<TimePoint> series_;
-  std::map<std::string, std::vector<double>> waits_by_pod_size_;
+  std::map<std::string, WaitDistribution> waits_by_pod_size_;
   DefragStats defrag_;
   std::deque<SimTime> defrag_evictions_;  // Eviction times in the last hour.
   SimTime defrag_cycle_time_ = SimTime::Never();

@@ -90,8 +90,8 @@ Status Twin::SetNodeTaints(model::NodeId n, std::vector<model::Taint> taints) {
 }
 
 Status Twin::EvictPod(model::WorkloadId w, int32_t pod_id, SimDuration grace) {
-  if (w < 0 || w >= static_cast<model::WorkloadId>(runs_.size()))
-    return Status::NotFound(fmt::format("no workload with id {}", w));
+  if (runs_.Find(w) == nullptr)
+    return Status::NotFound(fmt::format("no workload with id {} (or it finished)", w));
   WorkloadRun& run = runs_[w];
   auto pod = std::find_if(run.pods.begin(), run.pods.end(),
                           [&](const PodAllocation& p) { return p.pod_id == pod_id; });

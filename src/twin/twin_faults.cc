@@ -497,8 +497,8 @@ std::vector<NodeWorkloadInfo> Twin::WorkloadsOn(model::NodeId n) const {
 Status Twin::Evict(model::NodeId n, model::WorkloadId w, SimDuration grace) {
   if (n < 0 || n >= static_cast<model::NodeId>(cluster_.nodes().size()))
     return Status::NotFound(fmt::format("no node with id {}", n));
-  if (w < 0 || w >= static_cast<model::WorkloadId>(runs_.size()))
-    return Status::NotFound(fmt::format("no workload with id {}", w));
+  if (runs_.Find(w) == nullptr)
+    return Status::NotFound(fmt::format("no workload with id {} (or it finished)", w));
   WorkloadRun& run = runs_[w];
   auto on_node = [&] {
     return std::any_of(run.pods.begin(), run.pods.end(),
@@ -520,7 +520,9 @@ Status Twin::Evict(model::NodeId n, model::WorkloadId w, SimDuration grace) {
 
 void Twin::OnEvictEnd(const Event& e) {
   const PendingEviction ev = evictions_[e.target];
-  WorkloadRun& run = runs_[ev.workload];
+  WorkloadRun* found = runs_.Find(ev.workload);
+  if (found == nullptr) return;  // Finished and released since.
+  WorkloadRun& run = *found;
   if (ev.pod_id >= 0) {  // One replica of a service (EvictPod).
     for (size_t i = 0; i < run.pods.size(); ++i)
       if (run.pods[i].pod_id == ev.pod_id) {
@@ -588,8 +590,8 @@ Status Twin::Repair(model::NodeId n) {
 }
 
 Result<WorkloadView> Twin::View(model::WorkloadId w) const {
-  if (w < 0 || w >= static_cast<model::WorkloadId>(runs_.size()))
-    return Status::NotFound(fmt::format("no workload with id {}", w));
+  if (runs_.Find(w) == nullptr)
+    return Status::NotFound(fmt::format("no workload with id {} (or it finished)", w));
   const WorkloadRun& run = runs_[w];
   WorkloadView v;
   v.spec = &run.spec;
@@ -613,8 +615,8 @@ Result<WorkloadView> Twin::View(model::WorkloadId w) const {
 }
 
 Status Twin::Stop(model::WorkloadId w) {
-  if (w < 0 || w >= static_cast<model::WorkloadId>(runs_.size()))
-    return Status::NotFound(fmt::format("no workload with id {}", w));
+  if (runs_.Find(w) == nullptr)
+    return Status::NotFound(fmt::format("no workload with id {} (or it finished)", w));
   WorkloadRun& run = runs_[w];
   if (run.pods.empty() || run.state == RunState::kDone)
     return Status::FailedPrecondition(
@@ -629,6 +631,7 @@ Status Twin::Stop(model::WorkloadId w) {
   run.idle = false;
   ReleasePods(run, 0);
   run.pods.shrink_to_fit();
+  MaybeRetire(run);
   return Status::Ok();
 }
 
@@ -651,6 +654,7 @@ void Twin::FillFaultReport(Report& r) const {
   for (const NodeFaults& n : nodes_) f.nodes_out_at_end += !n.out_since.is_never();
   for (const model::Gpu& g : cluster_.gpus())
     f.gpus_faulty_at_end += g.health == model::GpuHealth::kFailed;
+  f.workloads_interrupted = released_fault_interrupted_;
   for (const WorkloadRun& run : runs_) f.workloads_interrupted += run.fault_interrupted;
   f.interruptions = interruptions_;
   for (const char* cause : {"failure", "drain", "preemption"}) f.lost_gpu_hours_by_cause[cause] = 0;

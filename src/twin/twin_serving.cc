@@ -138,8 +138,7 @@ void Twin::FillServingReport(Report& r) const {
   t.training_gpu_hours_gained = training_gained_gpu_hours_;
   auto k = r.allocated_gpu_hours_by_kind.find("training");
   t.training_gpu_hours = k == r.allocated_gpu_hours_by_kind.end() ? 0 : k->second;
-  std::vector<double> jct = training_jct_;
-  t.training_jct_seconds = ComputePercentiles(jct);
+  t.training_jct_seconds = training_jct_.Compute();
 }
 
 }  // namespace steward::twin

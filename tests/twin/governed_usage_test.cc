@@ -34,6 +34,7 @@ std::map<std::string, model::Workload> Arrivals(const std::string& file, int64_t
   o.seed = seed;
   o.days = days;
   o.memory_limit_bytes = -1;
+  o.finished_runs_kept = -1;  // Every arrival's spec, finished or not.
   auto t = Twin::Create(std::move(s).value(), o);
   EXPECT_TRUE(t.ok()) << t.status().message();
   (*t)->RunUntil((*t)->horizon());
