@@ -23,12 +23,6 @@ const CustomGroup kCustomGroups[] = {
     {"scheduling.volcano.sh", {"queues", "podgroups"}},
 };
 
-std::string Str(const json& j, const char* key) {
-  if (!j.is_object()) return {};
-  auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
 bool HasVerbs(const json& resource, std::initializer_list<const char*> verbs) {
   if (!resource.contains("verbs") || !resource["verbs"].is_array()) return false;
   for (const char* v : verbs)
@@ -44,11 +38,11 @@ Result<std::vector<ResourceRef>> Discover(KubeClient* client, const json& groups
   std::vector<ResourceRef> out;
   if (!groups.contains("groups") || !groups["groups"].is_array()) return out;
   for (const json& g : groups["groups"]) {
-    if (Str(g, "name") != wanted.group) continue;
-    std::string version = Str(g.value("preferredVersion", json::object()), "version");
+    if (StringField(g, "name") != wanted.group) continue;
+    std::string version = StringField(g.value("preferredVersion", json::object()), "version");
     if (version.empty() && g.contains("versions") && g["versions"].is_array() &&
         !g["versions"].empty())
-      version = Str(g["versions"][0], "version");
+      version = StringField(g["versions"][0], "version");
     if (version.empty()) return out;
     const std::string path = fmt::format("/apis/{}/{}", wanted.group, version);
     ApiResult list = client->Get(path);
@@ -57,7 +51,7 @@ Result<std::vector<ResourceRef>> Discover(KubeClient* client, const json& groups
     const json& resources = list.value().value("resources", json::array());
     for (const std::string& plural : wanted.plurals) {
       for (const json& r : resources) {
-        if (Str(r, "name") != plural || !HasVerbs(r, {"list", "watch"})) continue;
+        if (StringField(r, "name") != plural || !HasVerbs(r, {"list", "watch"})) continue;
         out.push_back({wanted.group, version, plural, r.value("namespaced", true)});
       }
     }
@@ -106,7 +100,7 @@ struct ClusterCache::Impl {
   void Notify(const std::string& resource, const char* type, const json& object) {
     if (!options.on_change) return;
     const json meta = object.value("metadata", json::object());
-    options.on_change({resource, type, Str(meta, "namespace"), Str(meta, "name")});
+    options.on_change({resource, type, StringField(meta, "namespace"), StringField(meta, "name")});
   }
 
   // Keeps map[key] equal to the decoded object; `index`/`unindex` maintain pod indexes.

@@ -16,12 +16,12 @@ const json& Metadata(const json& object) {
   return it != object.end() && it->is_object() ? *it : kEmpty;
 }
 
+}  // namespace
+
 std::string StringField(const json& object, const char* key) {
   auto it = object.find(key);
   return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
-
-}  // namespace
 
 std::string ObjectKey(const json& object) {
   const json& meta = Metadata(object);

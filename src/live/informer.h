@@ -40,6 +40,8 @@ namespace steward::live {
 // "namespace/name", or "name" for a cluster-scoped object: the informer cache's key (client-go's
 // MetaNamespaceKeyFunc). "" parts for a malformed object, never an exception.
 std::string ObjectKey(const nlohmann::json& object);
+// object[key] when it is a string, else "" (also when `object` is not an object).
+std::string StringField(const nlohmann::json& object, const char* key);
 
 struct InformerOptions {
   ResourceRef resource{};

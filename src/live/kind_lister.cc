@@ -6,6 +6,8 @@
 #include <map>
 #include <set>
 
+#include "live/informer.h"
+
 namespace steward::live {
 namespace {
 
@@ -17,16 +19,12 @@ struct Served {
   bool listable = false;
 };
 
-std::string Str(const json& o, const char* key) {
-  return o.is_object() && o.contains(key) && o[key].is_string() ? o[key].get<std::string>() : "";
-}
-
 // plural -> how it is served, from one APIResourceList (first version seen wins).
 void AddResources(const json& list, const std::string& version,
                   std::map<std::string, Served>* out) {
   if (!list.is_object() || !list.contains("resources") || !list["resources"].is_array()) return;
   for (const json& r : list["resources"]) {
-    const std::string name = Str(r, "name");
+    const std::string name = StringField(r, "name");
     if (name.empty() || name.find('/') != std::string::npos || out->count(name)) continue;
     bool listable = false;
     if (r.contains("verbs") && r["verbs"].is_array())
@@ -74,14 +72,15 @@ Result<KindLists> ListKinds(KubeClient* client, const std::vector<KindToList>& k
           fmt::format("{}: discovery /apis: {}", server, groups.ToStatus().message()));
     const json& group_list = groups.value().value("groups", json::array());
     for (const json& g : group_list.is_array() ? group_list : json::array()) {
-      const std::string name = Str(g, "name");
+      const std::string name = StringField(g, "name");
       if (name.empty() || !wanted.count(name)) continue;
       // The preferred version first, then the others.
       std::vector<std::string> versions;
-      if (g.contains("preferredVersion")) versions.push_back(Str(g["preferredVersion"], "version"));
+      if (g.contains("preferredVersion"))
+        versions.push_back(StringField(g["preferredVersion"], "version"));
       if (g.contains("versions") && g["versions"].is_array())
         for (const json& v : g["versions"])
-          if (std::string s = Str(v, "version");
+          if (std::string s = StringField(v, "version");
               !s.empty() && std::find(versions.begin(), versions.end(), s) == versions.end())
             versions.push_back(s);
       auto& resources = served[name];

@@ -78,12 +78,16 @@ TEST(GovernedUsageTest, EveryWorkloadDoesTheSameWorkInTheNaiveAndTheGovernedRun)
       // GPUs driven per pod (a service's replica count is its autoscaler's; a job's pods stay).
       EXPECT_NEAR(pa.gpus_per_pod * a.usage.used_gpu_fraction,
                   pb.gpus_per_pod * b.usage.used_gpu_fraction, 1e-9);
-      if (a.kind != model::WorkloadKind::kInference) EXPECT_EQ(pa.count, pb.count);
+      if (a.kind != model::WorkloadKind::kInference) {
+        EXPECT_EQ(pa.count, pb.count);
+      }
       // SM work on each driven GPU, in whole-GPU units.
       const double sa = Share(pa), sb = Share(pb);
       EXPECT_NEAR(a.usage.sm_active * sa, b.usage.sm_active * sb, 1e-9);
       EXPECT_NEAR(a.usage.idle_busy * sa, b.usage.idle_busy * sb, 1e-9);
-      if (b.usage.busy < 1) EXPECT_NEAR(a.usage.busy * sa, b.usage.busy * sb, 1e-9);
+      if (b.usage.busy < 1) {
+        EXPECT_NEAR(a.usage.busy * sa, b.usage.busy * sb, 1e-9);
+      }
       right_sized += pb.gpus_per_pod < pa.gpus_per_pod;
       on_mig += !pb.mig_profile.empty();
     }
