@@ -23,7 +23,6 @@ namespace {
 using nlohmann::json;
 
 constexpr int kDefaultLimit = 100;
-constexpr int kMaxLimit = 1000;
 
 // Names may come from traces or URLs: replace invalid UTF-8 rather than throw.
 std::string JsonText(const json& j) {

@@ -17,6 +17,9 @@
 
 namespace steward::server {
 
+// The largest `limit` a list endpoint accepts (its page size).
+inline constexpr int kMaxLimit = 1000;
+
 class QueryParams {
  public:
   explicit QueryParams(const http::Request& r) : r_(r) {}

@@ -10,7 +10,6 @@ namespace {
 
 using nlohmann::json;
 
-constexpr int kMaxLimit = 1000;
 constexpr size_t kMaxNodesListed = 16;  // Per workload in the list; nodes_total has them all.
 
 bool OnPool(const Snapshot& s, const WorkloadView& w, int pool) {
