@@ -108,7 +108,8 @@ void RegisterAuditCommands(CLI::App& app) {
     }
     const bool cluster = !args->kubeconfig.empty() || !args->context.empty();
     if (args->paths.empty() && !cluster)
-      FailAudit("give at least one FILE or DIR (kubectl get ... -A -o json > cluster.json) or "
+      FailAudit(
+          "give at least one FILE or DIR (kubectl get ... -A -o json > cluster.json) or "
           "--kubeconfig FILE");
     audit::ObjectSet objects;
     if (Status s = audit::ReadPaths(args->paths, &objects); !s.ok()) FailAudit(s.message());

@@ -63,7 +63,8 @@ class ProgressBar {
 
 void RunSingle(const FragOptions& o) {
   if (o.nodes.empty() || o.pods.empty() || o.policy.empty())
-    FailFrag(Status::InvalidArgument("a single run needs --nodes, --pods and --policy (or --matrix)"));
+    FailFrag(
+        Status::InvalidArgument("a single run needs --nodes, --pods and --policy (or --matrix)"));
   auto nodes = place::LoadAlibabaNodes(o.nodes);
   if (!nodes.ok()) FailFrag(nodes.status());
   auto pods = place::LoadAlibabaPods(o.pods);

@@ -41,7 +41,8 @@ void Snapshot(const SnapshotArgs& a) {
         LoadPrometheusClientOptions(a.prometheus_config, a.prometheus_timeout);
     if (!po.ok()) FailSnapshot(po.status().message());
     Result<telemetry::PrometheusClient> c = telemetry::PrometheusClient::Create(a.prometheus, *po);
-    if (!c.ok()) FailSnapshot(fmt::format("--prometheus {}: {}", a.prometheus, c.status().message()));
+    if (!c.ok())
+      FailSnapshot(fmt::format("--prometheus {}: {}", a.prometheus, c.status().message()));
     prometheus.emplace(std::move(*c));
   }
   Result<live::RestConfig> config =
@@ -51,7 +52,8 @@ void Snapshot(const SnapshotArgs& a) {
   if (!client.ok()) FailSnapshot(client.status().message());
   Result<snapshot::ClusterObjects> objects = snapshot::ReadCluster(
       client->get(), std::chrono::milliseconds(static_cast<int64_t>(a.timeout_seconds * 1000)));
-  if (!objects.ok()) FailSnapshot(fmt::format("{}: {}", config->server, objects.status().message()));
+  if (!objects.ok())
+    FailSnapshot(fmt::format("{}: {}", config->server, objects.status().message()));
   objects->source = config->context.empty()
                         ? config->server
                         : fmt::format("{} (context {})", config->server, config->context);
