@@ -22,18 +22,14 @@
 #include <vector>
 
 #include "audit/objects.h"
+#include "live/kind_lister.h"
 #include "live/kube_client.h"
 #include "model/status.h"
 
 namespace steward::audit_live {
 
-// One collection the audit reads.
-struct AuditResource {
-  std::string_view kind;    // "RoleBinding"
-  std::string_view group;   // "" = core
-  std::string_view plural;  // "rolebindings"
-  bool optional_group;      // Kueue, Volcano: add-ons that may simply not be installed.
-};
+// One collection the audit reads (Kueue and Volcano kinds are optional groups).
+using AuditResource = live::KindToList;
 // Every kind the audit loader understands, in the order of audit::AuditedKinds().
 const std::vector<AuditResource>& AuditResources();
 
