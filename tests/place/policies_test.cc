@@ -2,6 +2,9 @@
 // from the scoring rules in fgd-protocol.md §6 (the arithmetic is in the comments).
 #include <gtest/gtest.h>
 
+#include <cctype>
+#include <string>
+
 #include "place/placer.h"
 #include "place/policy_registry.h"
 #include "test_util.h"
@@ -355,10 +358,14 @@ TEST_P(PolicyContractTest, PlacesOnlyWhereThePodFits) {
   EXPECT_FALSE(placer.Decide(spec).fits());  // b has 4 GPUs and 32 cores: 4 pods, then CPU.
 }
 
-INSTANTIATE_TEST_SUITE_P(All, PolicyContractTest, ::testing::ValuesIn([] {
-                           std::vector<std::string> n = PolicyNames();
-                           return n;
-                         }()));
+INSTANTIATE_TEST_SUITE_P(All, PolicyContractTest, ::testing::ValuesIn(PolicyNames()),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           std::string name = info.param;
+                           for (char& c : name) {
+                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                           }
+                           return name;
+                         });
 
 }  // namespace
 }  // namespace steward::place
