@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
+#include <set>
+#include <utility>
+
 namespace steward::twin {
 namespace {
 
@@ -14,6 +18,37 @@ TEST(EventQueueTest, OrdersByTimeThenInsertion) {
   std::vector<int> order;
   while (!q.empty()) order.push_back(q.Pop().target);
   EXPECT_EQ(order, (std::vector<int>{2, 4, 1, 3}));
+}
+
+// Interleaved pushes and pops with many equal times pop exactly in (time, insertion) order:
+// checked against an ordered set, through sizes where every level of the heap fills.
+TEST(EventQueueTest, InterleavedPushAndPopMatchAnOrderedSet) {
+  std::mt19937_64 rng(7);
+  EventQueue q;
+  std::set<std::pair<int64_t, int32_t>> expected;  // (time in seconds, target = insertion no.)
+  int32_t pushed = 0;
+  int64_t now = 0;
+  for (int step = 0; step < 200'000; ++step) {
+    const bool push = expected.empty() || rng() % 100 < (step < 100'000 ? 60 : 40);
+    if (push) {
+      const int64_t at = now + static_cast<int64_t>(rng() % 50);  // Few distinct times.
+      q.Push(kSimStart + Seconds(at), EventKind::kWake, pushed);
+      expected.emplace(at, pushed++);
+    } else {
+      ASSERT_EQ(q.size(), expected.size());
+      const Event e = q.Pop();
+      const auto [at, target] = *expected.begin();
+      expected.erase(expected.begin());
+      ASSERT_EQ(e.target, target) << "step " << step;
+      ASSERT_EQ(e.time, kSimStart + Seconds(at));
+      now = at;
+    }
+  }
+  while (!q.empty()) {
+    ASSERT_EQ(q.Pop().target, expected.begin()->second);
+    expected.erase(expected.begin());
+  }
+  EXPECT_TRUE(expected.empty());
 }
 
 }  // namespace
