@@ -150,9 +150,18 @@ void Placer::SetLeaf(Index& index, NodeId id) {
   index.best[i] = k;
   const bool random = !index.count.empty();
   if (random) index.count[i] = k != kInfeasible;
+  // Up the tree until a node's value stays the same: its ancestors then do too (most changes
+  // stop within a level or two, where the sibling subtrees' best still wins).
   for (i /= 2; i >= 1; i /= 2) {
-    index.best[i] = std::max(index.best[2 * i], index.best[2 * i + 1]);
-    if (random) index.count[i] = index.count[2 * i] + index.count[2 * i + 1];
+    const int64_t best = std::max(index.best[2 * i], index.best[2 * i + 1]);
+    if (random) {
+      const auto count = index.count[2 * i] + index.count[2 * i + 1];
+      if (best == index.best[i] && count == index.count[i]) break;
+      index.count[i] = count;
+    } else if (best == index.best[i]) {
+      break;
+    }
+    index.best[i] = best;
   }
   if (index.groups) {
     Groups& g = *index.groups;
