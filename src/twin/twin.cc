@@ -158,7 +158,7 @@ Report Twin::Run() {
 
 void Twin::RunUntil(SimTime t) {
   const SimTime until = std::min(t, horizon_);
-  while (!events_queue_.empty() && events_queue_.Top().time <= until) {
+  while (!events_queue_.empty() && events_queue_.TopTime() <= until) {
     const Event e = events_queue_.Pop();
     AccumulateUnavailable(e.time);
     if (e.time.micros() / Days(1).micros() != now_.micros() / Days(1).micros())
