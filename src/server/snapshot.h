@@ -228,6 +228,10 @@ struct Snapshot {
   // refresh). Set by LiveTwin's publish; null = render per request.
   std::shared_ptr<const RenderedText> overview_json;
   std::shared_ptr<const RenderedText> dcgm_text;
+  // The /api/racks bodies (the heatmap's), [0] without node lists (nodes=false: one tile per
+  // rack, what the dashboard polls above 40,000 GPUs), [1] with them; rendered like
+  // overview_json. Null = render per request.
+  std::shared_ptr<const RenderedText> racks_json[2];
   // The rollouts the engine runs in the twin (GET /api/rollouts): a JSON array of their
   // statuses in the shape of `steward rollout status --json` (rollout/status.h), from
   // LiveTwinOptions::rollouts. Null without any.
