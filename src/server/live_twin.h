@@ -143,7 +143,7 @@ class LiveTwin {
   std::unique_ptr<telemetry::TwinExporter> exporter_;  // Null when dcgm series are off.
   std::vector<std::function<void(const twin::Twin&)>> observers_;
   std::shared_ptr<const std::vector<telemetry::GpuRecord>> dcgm_records_;
-  std::shared_ptr<const RenderedText> dcgm_text_;  // The page of dcgm_records_.
+  std::shared_ptr<const RenderedText> dcgm_text_;  // The page of dcgm_records_; null = streamed.
   SimTime dcgm_time_ = SimTime::Never();
   std::shared_ptr<const std::vector<health::StackFinding>> stack_findings_;
   SimTime stack_time_ = SimTime::Never();
