@@ -3,7 +3,8 @@
 // 30 simulated s) behind the same server::HttpServer, on loopback. Keep-alive clients, all
 // driven by one epoll thread (one request in flight per connection, a new connection when the
 // server closes one), send a bounded number of requests to /api/overview at concurrency 32 and
-// 128; then the same at 32 connections while SCRAPERS clients scrape /metrics/dcgm in a loop.
+// 128; then the same at 32 connections while SCRAPERS clients scrape /metrics/dcgm in a loop
+// (for at least REQUESTS requests and until every scraper has finished a scrape).
 // Prints, per row: requests/s, p50, p99 and the longest request (connect time included when a
 // request needed a new connection). Asserts nothing about time.
 //   build/http_load [REQUESTS] [SCRAPERS] [PORT]    (defaults 50000, 4)
@@ -11,7 +12,6 @@
 // build's, for a before/after).
 // Targets (issue 16, 2 cores): >= 5,000 requests/s at 128 connections, p99 < 50 ms, none > 1 s.
 #include <arpa/inet.h>
-#include <httplib.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <strings.h>
@@ -49,6 +49,7 @@ using Clock = std::chrono::steady_clock;
 
 struct Stats {
   int64_t requests = 0, errors = 0, reconnects = 0;
+  int64_t body_bytes = 0;  // Of every completed response.
   double seconds = 0;
   std::vector<double> latency_ms;
 };
@@ -73,38 +74,94 @@ int Connect(int port) {
   return fd;
 }
 
+// The response being read on a connection: its body is counted and dropped as it arrives
+// (Content-Length or chunked), so a 600 MB dcgm page is never held.
+struct Response {
+  bool headers = false;
+  bool chunked = false, close = false;
+  int status = 0;
+  enum class Chunk : uint8_t { kSize, kData, kDataEnd, kTrailer } chunk = Chunk::kSize;
+  int64_t left = 0;  // Body bytes still due (Content-Length), or of the current chunk.
+  int64_t body_bytes = 0;
+};
+
 // One keep-alive connection with at most one request in flight.
 struct Conn {
   int fd = -1;
   std::string out;  // Unsent part of the request.
-  std::string in;   // Response bytes so far.
+  std::string in;   // Unparsed response bytes.
+  Response response;
   Clock::time_point start;
   bool busy = false;
 };
 
-// Parses a complete response at the front of `in`: its length in bytes (0 = incomplete),
-// its status and whether the server will close the connection.
-size_t ResponseLength(const std::string& in, int* status, bool* close) {
-  const size_t end = in.find("\r\n\r\n");
-  if (end == std::string::npos) return 0;
-  *status = in.size() > 12 ? std::atoi(in.c_str() + 9) : 0;
-  size_t length = 0;
-  *close = false;
-  size_t line = in.find("\r\n") + 2;
-  while (line < end) {
-    const size_t next = in.find("\r\n", line);
-    const std::string h = in.substr(line, next - line);
-    if (strncasecmp(h.c_str(), "Content-Length:", 15) == 0) length = std::stoul(h.substr(15));
-    if (strncasecmp(h.c_str(), "Connection:", 11) == 0 && h.find("close") != std::string::npos)
-      *close = true;
-    line = next + 2;
+// Parses what has arrived of the response in `c.in` (consuming it): true once it is complete.
+bool ResponseDone(Conn& c) {
+  Response& r = c.response;
+  size_t pos = 0;
+  auto finish = [&](bool done) {
+    c.in.erase(0, pos);
+    return done;
+  };
+  if (!r.headers) {
+    const size_t end = c.in.find("\r\n\r\n");
+    if (end == std::string::npos) return false;
+    r.status = c.in.size() > 12 ? std::atoi(c.in.c_str() + 9) : 0;
+    size_t line = c.in.find("\r\n") + 2;
+    while (line < end) {
+      const size_t next = c.in.find("\r\n", line);
+      const std::string h = c.in.substr(line, next - line);
+      if (strncasecmp(h.c_str(), "Content-Length:", 15) == 0) r.left = std::stoll(h.substr(15));
+      if (strncasecmp(h.c_str(), "Transfer-Encoding:", 18) == 0 &&
+          h.find("chunked") != std::string::npos)
+        r.chunked = true;
+      if (strncasecmp(h.c_str(), "Connection:", 11) == 0 && h.find("close") != std::string::npos)
+        r.close = true;
+      line = next + 2;
+    }
+    r.headers = true;
+    pos = end + 4;
   }
-  return in.size() >= end + 4 + length ? end + 4 + length : 0;
+  auto take = [&] {
+    const int64_t n = std::min<int64_t>(r.left, static_cast<int64_t>(c.in.size() - pos));
+    pos += n;
+    r.left -= n;
+    r.body_bytes += n;
+  };
+  if (!r.chunked) {
+    take();
+    return finish(r.left == 0);
+  }
+  for (;;) {
+    switch (r.chunk) {
+      case Response::Chunk::kSize: {
+        const size_t eol = c.in.find("\r\n", pos);
+        if (eol == std::string::npos) return finish(false);
+        r.left = std::strtoll(c.in.c_str() + pos, nullptr, 16);
+        pos = eol + 2;
+        r.chunk = r.left == 0 ? Response::Chunk::kTrailer : Response::Chunk::kData;
+        break;
+      }
+      case Response::Chunk::kData:
+        take();
+        if (r.left > 0) return finish(false);
+        r.chunk = Response::Chunk::kDataEnd;
+        break;
+      case Response::Chunk::kDataEnd:
+      case Response::Chunk::kTrailer:  // No trailers: the CRLF that ends the body.
+        if (c.in.size() - pos < 2) return finish(false);
+        pos += 2;
+        if (r.chunk == Response::Chunk::kTrailer) return finish(true);
+        r.chunk = Response::Chunk::kSize;
+        break;
+    }
+  }
 }
 
 // `total` GETs of `path` over `connections` keep-alive connections; stops early when `stop`.
+// Counts each completed response in `completed` too, when given.
 Stats Drive(int port, const std::string& path, int connections, int64_t total,
-            const std::atomic<bool>* stop = nullptr) {
+            const std::atomic<bool>* stop = nullptr, std::atomic<int64_t>* completed = nullptr) {
   const std::string request =
       "GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1:" + std::to_string(port) + "\r\n\r\n";
   const int ep = epoll_create1(0);
@@ -136,6 +193,7 @@ Stats Drive(int port, const std::string& path, int connections, int64_t total,
     c.start = Clock::now();
     c.out = request;
     c.in.clear();
+    c.response = {};
   };
   const auto begin = Clock::now();
   for (int i = 0; i < connections; ++i) {
@@ -166,16 +224,16 @@ Stats Drive(int port, const std::string& path, int connections, int64_t total,
         if (r == 0 || (errno != EAGAIN && errno != EWOULDBLOCK)) eof = true;
         break;
       }
-      int status = 0;
       bool server_closes = false;
-      if (c.busy) {
-        if (const size_t len = ResponseLength(c.in, &status, &server_closes); len > 0) {
-          st.latency_ms.push_back(
-              std::chrono::duration<double, std::milli>(Clock::now() - c.start).count());
-          if (status != 200) ++st.errors;
-          ++done;
-          c.busy = false;
-        }
+      if (c.busy && ResponseDone(c)) {
+        st.latency_ms.push_back(
+            std::chrono::duration<double, std::milli>(Clock::now() - c.start).count());
+        if (c.response.status != 200) ++st.errors;
+        st.body_bytes += c.response.body_bytes;
+        server_closes = c.response.close;
+        ++done;
+        if (completed) ++*completed;
+        c.busy = false;
       }
       if (eof || server_closes) {
         // The server ended the connection (keep-alive limit or timeout): reconnect; a request
@@ -188,6 +246,7 @@ Stats Drive(int port, const std::string& path, int connections, int64_t total,
         if (resend) {
           c.out = request;
           c.in.clear();
+          c.response = {};
           c.start = start;
           continue;
         }
@@ -250,28 +309,36 @@ int main(int argc, char** argv) {
              Drive(*port, "/api/overview", c, requests));
 
   if (scrapers > 0) {
-    std::atomic<bool> stop{false};
+    // The overview is driven for at least `requests` requests and until every scraper has
+    // finished a scrape, so its latencies cover whole scrapes even where one takes seconds.
+    std::atomic<bool> stop_scrapers{false}, stop_overview{false};
+    std::atomic<int64_t> scrapes{0}, overview_done{0};
     std::vector<Stats> scraped(scrapers);
     std::vector<std::thread> threads;
     for (int i = 0; i < scrapers; ++i)
-      threads.emplace_back(
-          [&, i] { scraped[i] = Drive(*port, "/metrics/dcgm", 1, int64_t{1} << 40, &stop); });
-    Stats overview = Drive(*port, "/api/overview", 32, requests);
-    stop = true;
+      threads.emplace_back([&, i] {
+        scraped[i] = Drive(*port, "/metrics/dcgm", 1, int64_t{1} << 40, &stop_scrapers, &scrapes);
+      });
+    std::thread watcher([&] {
+      while (scrapes < scrapers || overview_done < requests)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      stop_overview = true;
+    });
+    Stats overview =
+        Drive(*port, "/api/overview", 32, int64_t{1} << 40, &stop_overview, &overview_done);
+    watcher.join();
+    stop_scrapers = true;
     for (auto& t : threads) t.join();
     Stats all;
-    int64_t bytes = 0;
     for (const Stats& s : scraped) {
       all.requests += s.requests;
       all.errors += s.errors;
       all.reconnects += s.reconnects;
+      all.body_bytes += s.body_bytes;
       all.seconds = std::max(all.seconds, s.seconds);
       all.latency_ms.insert(all.latency_ms.end(), s.latency_ms.begin(), s.latency_ms.end());
     }
-    {
-      httplib::Client client("127.0.0.1", *port);
-      if (auto r = client.Get("/metrics/dcgm")) bytes = static_cast<int64_t>(r->body.size());
-    }
+    const int64_t bytes = all.requests > 0 ? all.body_bytes / all.requests : 0;
     PrintRow("/api/overview, 32 conns, with dcgm scrapers", overview);
     PrintRow("/metrics/dcgm, " + std::to_string(scrapers) + " scrapers (" +
                  std::to_string(bytes / 1000000) + " MB each)",

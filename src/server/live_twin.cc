@@ -189,18 +189,22 @@ void LiveTwin::Publish(bool full) {
   if (options_.rollouts) snap->rollouts = options_.rollouts();
   // The exporter walks every GPU (a few ms at 10^4 GPUs), so it runs at dcgm-exporter's
   // cadence in simulated time, not at every publish; the page is rendered by the first scrape
-  // after a refresh and shared by every other (RenderedText).
+  // after a refresh and shared by every other (RenderedText), or streamed per scrape on a large
+  // cluster (dcgm_shared_page_max_gpus).
   if (full && exporter_ &&
       (dcgm_time_.is_never() || now - dcgm_time_ >= SecondsF(options_.dcgm_interval_seconds))) {
     exporter_->Update(*twin_);
     dcgm_records_ = std::make_shared<const std::vector<telemetry::GpuRecord>>(
         exporter_->records().begin(), exporter_->records().end());
     dcgm_time_ = now;
-    dcgm_text_ = std::make_shared<const RenderedText>();
+    dcgm_text_ = dcgm_records_->size() <= options_.dcgm_shared_page_max_gpus
+                     ? std::make_shared<const RenderedText>()
+                     : nullptr;
   }
   snap->dcgm_records = dcgm_records_;
   snap->dcgm_text = dcgm_text_;
   snap->overview_json = std::make_shared<const RenderedText>();
+  for (auto& racks : snap->racks_json) racks = std::make_shared<const RenderedText>();
   snap->dcgm_sim_hours = dcgm_time_.is_never() ? 0 : dcgm_time_.ToHours();
   // Stack checks rebuild the node list (tens of ms at 10^4 GPUs): at a simulated cadence, and
   // only when something they read on the nodes changed.

@@ -225,9 +225,14 @@ struct Snapshot {
   std::shared_ptr<const std::vector<health::StackFinding>> stack_findings;
   // The /api/overview body and the /metrics/dcgm page, each rendered by the first request that
   // needs it and shared by every other (dcgm's between snapshots, until the next exporter
-  // refresh). Set by LiveTwin's publish; null = render per request.
+  // refresh). Set by LiveTwin's publish; null = render per request (the overview) or stream
+  // per scrape (the dcgm page of more than LiveTwinOptions::dcgm_shared_page_max_gpus GPUs).
   std::shared_ptr<const RenderedText> overview_json;
   std::shared_ptr<const RenderedText> dcgm_text;
+  // The /api/racks bodies (the heatmap's), [0] without node lists (nodes=false: one tile per
+  // rack, what the dashboard polls above 40,000 GPUs), [1] with them; rendered like
+  // overview_json. Null = render per request.
+  std::shared_ptr<const RenderedText> racks_json[2];
   // The rollouts the engine runs in the twin (GET /api/rollouts): a JSON array of their
   // statuses in the shape of `steward rollout status --json` (rollout/status.h), from
   // LiveTwinOptions::rollouts. Null without any.

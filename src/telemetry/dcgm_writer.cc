@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <limits>
 
 #include "telemetry/exposition.h"
 
@@ -37,7 +38,8 @@ void AppendLine(std::string& out, const DcgmFieldInfo& info, const GpuRecord& g,
   out.push_back('{');
   bool first = true;
   const GpuIdentity& id = g.id;
-  AppendLabel(out, first, "gpu", fmt::format("{}", id.gpu));
+  const fmt::format_int gpu_index(id.gpu);
+  AppendLabel(out, first, "gpu", std::string_view(gpu_index.data(), gpu_index.size()));
   AppendLabel(out, first, "UUID", id.uuid);
   if (!id.pci_bus_id.empty()) AppendLabel(out, first, "pci_bus_id", id.pci_bus_id);
   AppendLabel(out, first, "device",
@@ -70,10 +72,11 @@ void AppendLine(std::string& out, const DcgmFieldInfo& info, const GpuRecord& g,
   out.push_back('\n');
 }
 
-}  // namespace
-
-void AppendDcgmExposition(std::string& out, std::span<const GpuRecord> gpus,
-                          const DcgmWriterOptions& options) {
+// Appends the page to `out`; whenever `out` holds at least `piece_bytes`, hands it to `flush`
+// (which empties it) and stops when that returns false. Returns false when stopped.
+template <typename Flush>
+bool WriteDcgmExposition(std::string& out, std::span<const GpuRecord> gpus,
+                         const DcgmWriterOptions& options, size_t piece_bytes, Flush&& flush) {
   std::vector<DcgmField> fields = options.fields;
   if (fields.empty()) {
     for (const auto& f : DcgmFields()) fields.push_back(f.field);
@@ -104,8 +107,31 @@ void AppendDcgmExposition(std::string& out, std::span<const GpuRecord> gpus,
       for (const MigInstance& m : g.mig) {
         if (auto v = m.values.Get(field)) AppendLine(out, info, g, &m, *v, options);
       }
+      if (out.size() >= piece_bytes && !flush(out)) return false;
     }
   }
+  return true;
+}
+
+}  // namespace
+
+void AppendDcgmExposition(std::string& out, std::span<const GpuRecord> gpus,
+                          const DcgmWriterOptions& options) {
+  WriteDcgmExposition(out, gpus, options, std::numeric_limits<size_t>::max(),
+                      [](std::string&) { return true; });
+}
+
+bool StreamDcgmExposition(std::span<const GpuRecord> gpus, const DcgmWriterOptions& options,
+                          size_t piece_bytes, const std::function<bool(std::string_view)>& write) {
+  std::string out;
+  out.reserve(piece_bytes + 4096);
+  auto flush = [&write](std::string& piece) {
+    const bool more = write(piece);
+    piece.clear();
+    return more;
+  };
+  if (!WriteDcgmExposition(out, gpus, options, piece_bytes, flush)) return false;
+  return out.empty() || flush(out);
 }
 
 std::string RenderDcgmExposition(std::span<const GpuRecord> gpus,

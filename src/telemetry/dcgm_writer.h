@@ -12,6 +12,7 @@
 #include <functional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "telemetry/gpu_record.h"
@@ -34,5 +35,10 @@ void AppendDcgmExposition(std::string& out, std::span<const GpuRecord> gpus,
                           const DcgmWriterOptions& options = {});
 std::string RenderDcgmExposition(std::span<const GpuRecord> gpus,
                                  const DcgmWriterOptions& options = {});
+// The same bytes, handed to `write` in pieces of about `piece_bytes` (one GPU's lines past it)
+// instead of held whole: a 102,400-GPU page is about 600 MB. Stops, returning false, as soon
+// as `write` returns false (the reader has gone); true once the page is written.
+bool StreamDcgmExposition(std::span<const GpuRecord> gpus, const DcgmWriterOptions& options,
+                          size_t piece_bytes, const std::function<bool(std::string_view)>& write);
 
 }  // namespace steward::telemetry

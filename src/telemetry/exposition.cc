@@ -56,7 +56,14 @@ bool Scrape::HasLabel(const Sample& s, std::string_view name) const {
 }
 
 void AppendEscapedLabelValue(std::string& out, std::string_view value) {
-  for (char c : value) {
+  // Almost every value needs no escape: its clean prefix is appended at once (a dcgm page of
+  // 102,400 GPUs escapes about 20 million values).
+  size_t clean = 0;
+  while (clean < value.size() && value[clean] != '\\' && value[clean] != '"' &&
+         value[clean] != '\n')
+    ++clean;
+  out.append(value.data(), clean);
+  for (char c : value.substr(clean)) {
     switch (c) {
       case '\\':
         out += "\\\\";

@@ -73,6 +73,26 @@ TEST_F(ApiTest, OverviewIsRenderedOncePerSnapshot) {
   EXPECT_GT(json::parse(c.Body())["version"], json::parse(a.Body())["version"]);
 }
 
+// The heatmap's racks too (every dashboard polls them every second): one rendering of each
+// form per snapshot; the form without node lists is the per-rack aggregate alone.
+TEST_F(ApiTest, RacksAreRenderedOncePerSnapshotInEachForm) {
+  const HttpReply a = Call("GET", "/api/racks", {{"nodes", "false"}});
+  const HttpReply b = Call("GET", "/api/racks", {{"nodes", "false"}});
+  const HttpReply full = Call("GET", "/api/racks");
+  ASSERT_TRUE(a.shared_body && b.shared_body && full.shared_body);
+  EXPECT_EQ(a.shared_body.get(), b.shared_body.get());
+  EXPECT_NE(full.shared_body.get(), a.shared_body.get());
+  const json tiles = json::parse(a.Body());
+  ASSERT_EQ(tiles["racks"].size(), 1u);
+  EXPECT_FALSE(tiles["racks"][0].contains("nodes"));
+  EXPECT_EQ(tiles["racks"][0]["gpus_total"], 16);
+  EXPECT_EQ(json::parse(full.Body())["racks"][0]["nodes"].size(), 2u);
+  live_->Step(Seconds(60));
+  const HttpReply c = Call("GET", "/api/racks", {{"nodes", "false"}});
+  ASSERT_TRUE(c.shared_body);
+  EXPECT_NE(c.shared_body.get(), a.shared_body.get());
+}
+
 TEST_F(ApiTest, NodesRacksQueuesWorkloads) {
   json nodes = Get("/api/nodes");
   EXPECT_EQ(nodes["total"], 2);

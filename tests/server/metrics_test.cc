@@ -156,12 +156,62 @@ TEST(MetricsTest, DcgmPageIsRenderedOncePerRefreshForConcurrentScrapers) {
     EXPECT_EQ(reply.shared_body.get(), replies[0].shared_body.get());
   }
   ASSERT_TRUE(replies[0].shared_body);
-  EXPECT_EQ(*replies[0].shared_body, telemetry::RenderDcgmExposition(
-                                         *live->snapshot()->dcgm_records, *live->dcgm_writer()));
+  EXPECT_EQ(*replies[0].shared_body,
+            telemetry::RenderDcgmExposition(*live->snapshot()->dcgm_records, *live->dcgm_writer()));
   live->Step(Seconds(20));  // No refresh yet: a newer snapshot, the same page.
   EXPECT_EQ(HandleRequest(*live, r).shared_body.get(), replies[0].shared_body.get());
   live->Step(Seconds(10));  // Refreshed: a new page.
   EXPECT_NE(HandleRequest(*live, r).shared_body.get(), replies[0].shared_body.get());
+}
+
+// Above LiveTwinOptions::dcgm_shared_page_max_gpus the page is not held: each scrape streams
+// the same bytes in bounded pieces, and stops writing as soon as the client has gone.
+TEST(MetricsTest, DcgmPageOfALargeClusterIsStreamedInBoundedPieces) {
+  LiveTwinOptions options;
+  options.dcgm_shared_page_max_gpus = 8;  // The scenario's 16 GPUs are "large".
+  auto live = MakeLive(TwoNodeYaml(), options);
+  live->Step(Hours(1));
+  HttpRequest r;
+  r.method = "GET";
+  r.path = "/metrics/dcgm";
+  const HttpReply reply = HandleRequest(*live, r);
+  ASSERT_EQ(reply.status, 200);
+  EXPECT_FALSE(reply.shared_body);
+  ASSERT_TRUE(reply.stream);
+  const std::string whole =
+      telemetry::RenderDcgmExposition(*live->snapshot()->dcgm_records, *live->dcgm_writer());
+  live->Step(Hours(1));  // A newer refresh: the stream keeps the records it was answered with.
+  std::string streamed;
+  int pieces = 0;
+  reply.stream([&](std::string_view piece) {
+    streamed.append(piece);
+    ++pieces;
+    return true;
+  });
+  EXPECT_EQ(streamed, whole);
+  EXPECT_GE(pieces, 1);
+  // Pieces are bounded: at most 256 KB plus one GPU's lines. The page of 16 GPUs is far below,
+  // so the writer is checked directly with a small piece size.
+  std::vector<size_t> sizes;
+  std::string again;
+  EXPECT_TRUE(telemetry::StreamDcgmExposition(*live->snapshot()->dcgm_records, *live->dcgm_writer(),
+                                              1000, [&](std::string_view piece) {
+                                                sizes.push_back(piece.size());
+                                                again.append(piece);
+                                                return true;
+                                              }));
+  EXPECT_EQ(again,
+            telemetry::RenderDcgmExposition(*live->snapshot()->dcgm_records, *live->dcgm_writer()));
+  ASSERT_GT(sizes.size(), 10u);
+  for (size_t s : sizes) EXPECT_LT(s, 1000u + 4096u);
+  // A client that goes away after the first piece gets no second one.
+  int written = 0;
+  EXPECT_FALSE(telemetry::StreamDcgmExposition(*live->snapshot()->dcgm_records,
+                                               *live->dcgm_writer(), 1000, [&](std::string_view) {
+                                                 ++written;
+                                                 return false;
+                                               }));
+  EXPECT_EQ(written, 1);
 }
 
 // GET /metrics/dcgm: the twin's dcgm-exporter page, one record per GPU, refreshed at the
