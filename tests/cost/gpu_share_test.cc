@@ -2,8 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include <cctype>
-#include <string>
+#include "case_name.h"
 
 namespace steward::cost {
 namespace {
@@ -21,15 +20,6 @@ TEST_P(GpuShareTest, Parses) {
   EXPECT_DOUBLE_EQ(*s, GetParam().share);
 }
 
-// Readable CTest names (the case's text, non-alphanumerics as '_'), not gtest's byte dump.
-std::string CaseName(const ::testing::TestParamInfo<ShareCase>& info) {
-  std::string name = std::to_string(info.index) + "_";
-  for (const char* c = info.param.text; *c != 0; ++c) {
-    name += std::isalnum(static_cast<unsigned char>(*c)) ? *c : '_';
-  }
-  return name;
-}
-
 INSTANTIATE_TEST_SUITE_P(Forms, GpuShareTest,
                          ::testing::Values(ShareCase{"1", 1.0}, ShareCase{"0.25", 0.25},
                                            ShareCase{"1/7", 1.0 / 7}, ShareCase{"250m", 0.25},
@@ -37,7 +27,7 @@ INSTANTIATE_TEST_SUITE_P(Forms, GpuShareTest,
                                            ShareCase{"mig-3g.40gb", 3.0 / 7},
                                            ShareCase{"nvidia.com/mig-7g.80gb", 1.0},
                                            ShareCase{" 2g.20gb ", 2.0 / 7}),
-                         CaseName);
+                         CaseName<ShareCase>);
 
 TEST(GpuShareErrorTest, RejectsOutOfRangeAndGarbage) {
   for (const char* bad :

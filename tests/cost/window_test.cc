@@ -2,8 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include <cctype>
-#include <string>
+#include "case_name.h"
 
 namespace steward::cost {
 namespace {
@@ -64,15 +63,6 @@ TEST_P(OpenCostWindowTest, ResolvesLikeOpenCost) {
   EXPECT_EQ(FormatRfc3339(w->end), GetParam().end);
 }
 
-// Readable CTest names (the case's text, non-alphanumerics as '_'), not gtest's byte dump.
-std::string CaseName(const ::testing::TestParamInfo<WindowCase>& info) {
-  std::string name = std::to_string(info.index) + "_";
-  for (const char* c = info.param.text; *c != 0; ++c) {
-    name += std::isalnum(static_cast<unsigned char>(*c)) ? *c : '_';
-  }
-  return name;
-}
-
 INSTANTIATE_TEST_SUITE_P(
     Grammar, OpenCostWindowTest,
     ::testing::Values(
@@ -92,7 +82,7 @@ INSTANTIATE_TEST_SUITE_P(
         WindowCase{"1767225600-1767229200", "2026-01-01T00:00:00Z", "2026-01-01T01:00:00Z"},
         WindowCase{"2026-11-01T00:00:00Z,2026-11-02T00:00:00Z", "2026-11-01T00:00:00Z",
                    "2026-11-02T00:00:00Z"}),
-    CaseName);
+    CaseName<WindowCase>);
 
 TEST(OpenCostWindowTest, MidDayNowAndBadWindows) {
   const int64_t now = T("2026-03-15T10:20:00Z");
