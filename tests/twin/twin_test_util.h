@@ -3,7 +3,9 @@
 #pragma once
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <stdexcept>
@@ -45,9 +47,14 @@ inline Scenario MustParse(const std::string& yaml) {
   return std::move(s).value();
 }
 
-// Writes `text` to a file `name` in the test's temporary directory and returns its path.
+// Writes `text` to a file `name` in this process's temporary directory and returns its path.
+// CTest runs every test as its own process, several at once, and two tests may write the same
+// name: the directory is per process so they never read each other's file.
 inline std::string WriteTempFile(const std::string& name, const std::string& text) {
-  const std::string path = ::testing::TempDir() + "/" + name;
+  const std::filesystem::path dir =
+      std::filesystem::path(::testing::TempDir()) / ("steward-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / name).string();
   std::ofstream(path, std::ios::binary) << text;
   return path;
 }
