@@ -271,6 +271,11 @@ nlohmann::json WorkloadObject(const twin::Twin& twin, const twin::WorkloadRun& r
       requests["nvidia.com/mig-" + ps.mig_profile] = "1";
     else
       requests["nvidia.com/gpu"] = std::to_string(ps.gpus_per_pod);
+    // CPU and memory only where the generator gives them: those count against quota in the
+    // twin's admission, so a simulation of these objects decides as the twin did (the pods'
+    // host-share requests, shown where the scenario says nothing, are not quota).
+    if (ps.cpu_milli > 0) requests["cpu"] = fmt::format("{}m", ps.cpu_milli);
+    if (ps.memory_mib > 0) requests["memory"] = fmt::format("{}Mi", ps.memory_mib);
     const int count = w.kind == model::WorkloadKind::kInference
                           ? std::max(run.desired_replicas, ps.count)
                           : ps.count;

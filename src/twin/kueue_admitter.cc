@@ -25,6 +25,7 @@ namespace {
 
 constexpr const char* kGpu = "nvidia.com/gpu";
 constexpr const char* kGpuProductLabel = "nvidia.com/gpu.product";
+constexpr int64_t kBytesPerMib = int64_t{1} << 20;
 
 // Priority when the workload's class is not in the policy: the guide's tiers.
 int32_t DefaultPriority(model::Tier tier) {
@@ -239,9 +240,10 @@ class KueueAdmitter final : public Admitter {
       return id < o.id;
     }
   };
-  // What makes one workload dominate another (Failure): the same GPU model, pods and GPUs
-  // per pod. Workloads of one shape in a queue are dominated together.
-  using Shape = std::tuple<int, int, int>;  // (gpu_model, pods, gpus_per_pod).
+  // What makes one workload dominate another (Failure): the same GPU model, and pods, GPUs,
+  // CPU and memory per pod. Workloads of one shape in a queue are dominated together.
+  // (gpu_model, pods, gpus_per_pod, cpu_milli, memory_mib).
+  using Shape = std::tuple<int, int, int, int64_t, int64_t>;
   // A BestEffortFIFO pass found that from entry `from` on, every entry of one shape that was
   // queued then (seq < limit) is dominated by the same failure for the rest of the pass. The
   // pass does not visit them; their reason (and inadmissible mark) is set when the reasons are
@@ -269,12 +271,10 @@ class KueueAdmitter final : public Admitter {
   };
   enum class Outcome { kAdmitted, kBorrowsLater, kFailed };
   // A failed attempt whose outcome a later workload of the same queue cannot beat: same GPU
-  // model, at least as many pods and GPUs per pod, no higher priority (queue order guarantees
-  // it) — it cannot fit where this one did not, nor find more victims.
+  // model, at least as many pods and as much GPU, CPU and memory per pod, no higher priority (queue
+  // order guarantees it) — it cannot fit where this one did not, nor find more victims.
   struct Failure {
-    int gpu_model;
-    int pods;
-    int gpus_per_pod;
+    Shape shape;
     std::string_view reason;
     std::string detail;
     std::string name;
@@ -390,8 +390,7 @@ class KueueAdmitter final : public Admitter {
         const model::Workload& w = host.workload(e.id);
         if (w.kind != model::WorkloadKind::kInference && !w.pod_sets.empty()) {
           failures.push_back(
-              Failure{w.gpu_model, w.pod_sets[0].count, w.pod_sets[0].gpus_per_pod, last_reason_,
-                      last_detail_, w.name,
+              Failure{ShapeOf(w), last_reason_, last_detail_, w.name,
                       std::make_shared<const std::string>(fmt::format(
                           "as {} (same queue, no smaller request): {}", w.name, last_detail_))});
         }
@@ -410,7 +409,8 @@ class KueueAdmitter final : public Admitter {
   }
 
   static Shape ShapeOf(const model::Workload& w) {
-    return {w.gpu_model, w.pod_sets[0].count, w.pod_sets[0].gpus_per_pod};
+    const model::PodSet& ps = w.pod_sets[0];
+    return {w.gpu_model, ps.count, ps.gpus_per_pod, ps.cpu_milli, ps.memory_mib};
   }
   static bool HasShape(const model::Workload& w) {
     return w.kind != model::WorkloadKind::kInference && w.pod_sets.size() == 1;
@@ -468,10 +468,14 @@ class KueueAdmitter final : public Admitter {
     if (failures.empty()) return nullptr;
     const model::Workload& w = host.workload(id);
     if (w.kind == model::WorkloadKind::kInference || w.pod_sets.size() != 1) return nullptr;
-    for (const Failure& f : failures)
-      if (f.gpu_model == w.gpu_model && w.pod_sets[0].count >= f.pods &&
-          w.pod_sets[0].gpus_per_pod >= f.gpus_per_pod)
+    // Dominated: the same GPU model and no smaller request in any dimension.
+    const auto [gpu_model, pods, gpus, cpu, memory] = ShapeOf(w);
+    for (const Failure& f : failures) {
+      const auto& [f_model, f_pods, f_gpus, f_cpu, f_memory] = f.shape;
+      if (f_model == gpu_model && pods >= f_pods && gpus >= f_gpus && cpu >= f_cpu &&
+          memory >= f_memory)
         return &f;
+    }
     return nullptr;
   }
 
@@ -522,6 +526,11 @@ class KueueAdmitter final : public Admitter {
         // A service is admitted once at its peak size; replicas then follow demand inside it.
         p.count = w.kind == model::WorkloadKind::kInference ? w.max_replicas : ps.count;
         p.requests.push_back({kGpu, ps.gpus_per_pod});
+        // CPU and memory count against quota only when the pod asks for them, as a pod without
+        // requests does in Kueue; a ClusterQueue that covers neither then blocks the workload
+        // (BlockUndeclared), exactly as `policy simulate` decides on the same Workload.
+        if (ps.cpu_milli > 0) p.requests.push_back({"cpu", ps.cpu_milli});
+        if (ps.memory_mib > 0) p.requests.push_back({"memory", ps.memory_mib * kBytesPerMib});
         // A workload that needs one GPU model selects its nodes by product label: flavors
         // labelled with another product are skipped (Kueue's NoMatchingFlavor).
         if (w.gpu_model >= 0 && w.gpu_model < static_cast<int>(gpu_products_.size()) &&

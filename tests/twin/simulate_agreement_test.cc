@@ -32,16 +32,21 @@ std::string WorkloadObjects(const Twin& t, const std::map<std::string, bool>& ho
     y += "---\napiVersion: kueue.x-k8s.io/v1beta1\nkind: Workload\nmetadata: {name: " + w.name +
          ", namespace: " + w.namespace_name + ", creationTimestamp: " + Timestamp(second) +
          "}\nspec:\n  queueName: " + w.queue + "\n  podSets:\n";
-    for (const model::PodSet& ps : w.pod_sets)
+    for (const model::PodSet& ps : w.pod_sets) {
       y += "  - name: " + ps.name + "\n    count: " + std::to_string(ps.count) +
            "\n    template:\n      spec:\n        containers:\n        - resources: {requests: "
            "{nvidia.com/gpu: \"" +
-           std::to_string(ps.gpus_per_pod) + "\"}}\n";
+           std::to_string(ps.gpus_per_pod) + "\"";
+      if (ps.cpu_milli > 0) y += ", cpu: " + std::to_string(ps.cpu_milli) + "m";
+      if (ps.memory_mib > 0) y += ", memory: " + std::to_string(ps.memory_mib) + "Mi";
+      y += "}}\n";
+    }
     if (auto h = holding.find(w.name); h != holding.end() && h->second) {
       y += "status:\n  admission:\n    clusterQueue: " + w.queue + "\n    podSetAssignments:\n";
       for (const model::PodSet& ps : w.pod_sets)
-        y += "    - {name: " + ps.name +
-             ", flavors: {nvidia.com/gpu: h100}, count: " + std::to_string(ps.count) + "}\n";
+        y += "    - {name: " + ps.name + ", flavors: {nvidia.com/gpu: h100" +
+             (ps.cpu_milli > 0 ? ", cpu: h100" : "") + (ps.memory_mib > 0 ? ", memory: h100" : "") +
+             "}, count: " + std::to_string(ps.count) + "}\n";
       y += "  conditions:\n  - {type: QuotaReserved, status: \"True\", lastTransitionTime: " +
            Timestamp(second) + "}\n";
     }
@@ -93,10 +98,26 @@ Outcome RunBoth(const std::string& policy, int nodes, const std::string& generat
 }
 
 std::string Gen(const std::string& name, const std::string& team, int pods, int gpus,
-                double start_hours = 0) {
+                double start_hours = 0, const std::string& extra = "") {
   return testing::Once(name, team, "batch", 1, start_hours,
                        "pods: " + std::to_string(pods) + ", gpus_per_pod: " + std::to_string(gpus) +
-                           ", duration_hours: 10");
+                           ", duration_hours: 10" + extra);
+}
+
+// Two ClusterQueues in cohort org covering GPUs, CPU and memory: 8 GPUs, 16 cores and 256 GiB
+// each, no preemption.
+std::string CpuMemoryPolicyYaml() {
+  auto cq = [](const std::string& name) {
+    return "---\napiVersion: kueue.x-k8s.io/v1beta1\nkind: ClusterQueue\nmetadata: {name: " + name +
+           "}\nspec:\n  cohort: org\n  namespaceSelector: {}\n  resourceGroups:\n"
+           "  - coveredResources: [nvidia.com/gpu, cpu, memory]\n    flavors:\n    - name: h100\n"
+           "      resources:\n      - {name: nvidia.com/gpu, nominalQuota: 8}\n"
+           "      - {name: cpu, nominalQuota: 16}\n      - {name: memory, nominalQuota: 256Gi}\n"
+           "---\napiVersion: kueue.x-k8s.io/v1beta1\nkind: LocalQueue\nmetadata: {name: " +
+           name + ", namespace: " + name + "}\nspec: {clusterQueue: " + name + "}\n";
+  };
+  return "apiVersion: kueue.x-k8s.io/v1beta1\nkind: ResourceFlavor\nmetadata: {name: h100}\n" +
+         cq("team-a") + cq("team-b");
 }
 
 // 16 GPUs, team-a and team-b 8 each. Every workload fits on its own; the cases differ in who
@@ -132,6 +153,46 @@ TEST(SimulateAgreementTest, TwinAndPolicySimulateAdmitTheSameWorkloads) {
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
     Outcome o = RunBoth(testing::TwoTeamPolicyYaml(8, 8, "{}"), 2, c.generators);
+    EXPECT_EQ(o.twin_admitted, c.admitted);
+    EXPECT_EQ(o.simulate_admitted, c.admitted);
+  }
+}
+
+// CPU and memory requests count against quota in both, as Kueue counts them; by GPUs alone (12
+// of 16) every case would admit all three.
+TEST(SimulateAgreementTest, CpuAndMemoryCountAgainstQuota) {
+  struct Case {
+    std::string name;
+    std::string policy;
+    std::string generators;
+    std::map<std::string, bool> admitted;  // Hand-worked expectation for both.
+  };
+  const std::string cpu = ", cpu_milli: 12000",
+                    memory = ", memory_mib: 196608";  // 12 cores, 192 GiB.
+  const std::vector<Case> cases = {
+      // a1 and b1 (heads, within nominal) take 12 of their 16 cores each; a2 would borrow 8 of
+      // the 4 cores team-b leaves unused: pending.
+      {"cpu",
+       CpuMemoryPolicyYaml(),
+       Gen("a1", "team-a", 1, 4, 0, cpu) + Gen("a2", "team-a", 1, 4, 0, cpu) +
+           Gen("b1", "team-b", 1, 4, 0, cpu),
+       {{"a1-000000", true}, {"a2-000000", false}, {"b1-000000", true}}},
+      // The same with memory: 192 of 256 GiB each; a2 would need 128 GiB borrowed of 64.
+      {"memory",
+       CpuMemoryPolicyYaml(),
+       Gen("a1", "team-a", 1, 4, 0, memory) + Gen("a2", "team-a", 1, 4, 0, memory) +
+           Gen("b1", "team-b", 1, 4, 0, memory),
+       {{"a1-000000", true}, {"a2-000000", false}, {"b1-000000", true}}},
+      // ClusterQueues covering GPUs only: a workload asking for CPU is blocked (Kueue's
+      // BlockUndeclared), one without a CPU request is admitted.
+      {"cpu not covered",
+       testing::TwoTeamPolicyYaml(8, 8, "{}"),
+       Gen("a1", "team-a", 1, 4, 0, cpu) + Gen("a2", "team-a", 1, 4),
+       {{"a1-000000", false}, {"a2-000000", true}}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    Outcome o = RunBoth(c.policy, 2, c.generators);
     EXPECT_EQ(o.twin_admitted, c.admitted);
     EXPECT_EQ(o.simulate_admitted, c.admitted);
   }

@@ -1,0 +1,78 @@
+// The twin's Kueue Workloads on the API front carry the CPU and memory their generator gives,
+// because the twin's admission counts them: a ClusterQueue covering GPUs only blocks such a
+// workload, and the Workload's QuotaReserved condition says why.
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "../server/server_test_util.h"
+#include "kubefront/kube_front.h"
+
+namespace steward::kubefront {
+namespace {
+
+using nlohmann::json;
+
+json Get(KubeFront& front, const std::string& path) {
+  http::Request r;
+  r.method = "GET";
+  r.path = path;
+  const http::Reply reply = front.Handle(r);
+  EXPECT_EQ(reply.status, 200) << reply.body;
+  return json::parse(reply.body);
+}
+
+TEST(KubeFrontWorkloadTest, CpuAndMemoryRequestsAreShownAndCountAgainstQuota) {
+  twin::TwinOptions o;
+  o.policy_files = {twin::testing::WriteTempFile("front-workloads-policy.yaml",
+                                                 twin::testing::TwoTeamPolicyYaml(8, 8, "{}"))};
+  auto live = server::testing::MakeLive(
+      twin::testing::SmallScenarioYaml(
+          2, "team-a:0,team-b:0",
+          "generators:\n" +
+              twin::testing::Once("sized", "team-a", "batch", 1, 0,
+                                  "gpus_per_pod: 4, duration_hours: 2, cpu_milli: 12000, "
+                                  "memory_mib: 65536") +
+              twin::testing::Once("plain", "team-a", "batch", 1, 0,
+                                  "gpus_per_pod: 4, duration_hours: 2")),
+      {}, false, o);
+  KubeFront front(live.get(), {});
+  ASSERT_TRUE(front.Start().ok());
+  live->Step(Minutes(5));
+
+  const json list = Get(front, "/apis/kueue.x-k8s.io/v1beta1/workloads");
+  std::map<std::string, json> by_generator;
+  for (const json& w : list["items"]) {
+    const std::string name = w["metadata"]["name"];
+    by_generator[name.find("sized") != std::string::npos ? "sized" : "plain"] = w;
+  }
+  ASSERT_EQ(by_generator.size(), 2u);
+
+  const json& sized = by_generator["sized"];
+  const json requests =
+      sized["spec"]["podSets"][0]["template"]["spec"]["containers"][0]["resources"]["requests"];
+  EXPECT_EQ(requests.value("cpu", ""), "12000m") << requests.dump();
+  EXPECT_EQ(requests.value("memory", ""), "65536Mi") << requests.dump();
+  EXPECT_EQ(requests.value("nvidia.com/gpu", ""), "4") << requests.dump();
+  // The ClusterQueue covers nvidia.com/gpu only: Kueue's BlockUndeclared.
+  bool reserved = true;
+  std::string message;
+  for (const json& c : sized["status"].value("conditions", json::array()))
+    if (c["type"] == "QuotaReserved") {
+      reserved = c["status"] == "True";
+      message = c.value("message", "");
+    }
+  EXPECT_FALSE(reserved) << sized.dump();
+  EXPECT_NE(message.find("resource cpu unavailable in ClusterQueue"), std::string::npos) << message;
+
+  const json& plain = by_generator["plain"];
+  const json plain_requests =
+      plain["spec"]["podSets"][0]["template"]["spec"]["containers"][0]["resources"]["requests"];
+  EXPECT_FALSE(plain_requests.contains("cpu")) << plain_requests.dump();
+  EXPECT_FALSE(plain_requests.contains("memory")) << plain_requests.dump();
+  EXPECT_TRUE(plain["status"].contains("admission")) << plain.dump();
+}
+
+}  // namespace
+}  // namespace steward::kubefront
