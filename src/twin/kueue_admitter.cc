@@ -388,7 +388,9 @@ class KueueAdmitter final : public Admitter {
         Written(e.id, pass);
         inadmissible_.insert(e.id);
         const model::Workload& w = host.workload(e.id);
-        if (w.kind != model::WorkloadKind::kInference && !w.pod_sets.empty()) {
+        // Only a workload of one shape speaks for others: a failure of several pod sets
+        // (more GPUs in all than its first) says nothing about a smaller single set.
+        if (HasShape(w)) {
           failures.push_back(
               Failure{ShapeOf(w), last_reason_, last_detail_, w.name,
                       std::make_shared<const std::string>(fmt::format(

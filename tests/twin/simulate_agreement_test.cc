@@ -120,13 +120,14 @@ std::string CpuMemoryPolicyYaml() {
          cq("team-a") + cq("team-b");
 }
 
-// 16 GPUs, team-a and team-b 8 each. Every workload fits on its own; the cases differ in who
-// borrows and who must wait.
+// 16 GPUs, team-a and team-b 8 each (team-b 0 where a case says). Every workload fits on its own;
+// the borrows and who must wait.
 TEST(SimulateAgreementTest, TwinAndPolicySimulateAdmitTheSameWorkloads) {
   struct Case {
     std::string name;
     std::string generators;
     std::map<std::string, bool> admitted;  // Hand-worked expectation for both.
+    int nominal_b = 8;
   };
   const std::vector<Case> cases = {
       // team-a borrows team-b's idle 8.
@@ -145,6 +146,17 @@ TEST(SimulateAgreementTest, TwinAndPolicySimulateAdmitTheSameWorkloads) {
                          "duration_hours: 10, pod_sets: [{name: launcher, count: 1, "
                          "gpus_per_pod: 1}, {name: worker, count: 2, gpus_per_pod: 4}]"),
        {{"a1-000000", true}, {"solo-000000", true}, {"mp-000000", false}}},
+      // The same 9-GPU workload where the cohort holds 8 (team-b 0): it fails, and the 4-GPU
+      // jobs queued behind it (training's priority is above batch's) still fit: a failed
+      // workload of several pod sets says nothing about one that asks for less in all.
+      {"after a failed pod-sets workload",
+       Gen("a1", "team-a", 1, 4) +
+           testing::Once("mp", "team-a", "training", 1, 0,
+                         "duration_hours: 10, pod_sets: [{name: launcher, count: 1, "
+                         "gpus_per_pod: 1}, {name: worker, count: 2, gpus_per_pod: 4}]") +
+           Gen("a3", "team-a", 1, 4),
+       {{"a1-000000", true}, {"mp-000000", false}, {"a3-000000", true}},
+       0},
       // 24 GPUs exceed the whole cohort: never admitted; the 4-GPU jobs are.
       {"larger than the cohort",
        Gen("big", "team-a", 3, 8) + Gen("s1", "team-a", 1, 4) + Gen("s2", "team-b", 1, 4),
@@ -152,7 +164,7 @@ TEST(SimulateAgreementTest, TwinAndPolicySimulateAdmitTheSameWorkloads) {
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
-    Outcome o = RunBoth(testing::TwoTeamPolicyYaml(8, 8, "{}"), 2, c.generators);
+    Outcome o = RunBoth(testing::TwoTeamPolicyYaml(8, c.nominal_b, "{}"), 2, c.generators);
     EXPECT_EQ(o.twin_admitted, c.admitted);
     EXPECT_EQ(o.simulate_admitted, c.admitted);
   }
