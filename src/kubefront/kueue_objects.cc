@@ -276,6 +276,8 @@ nlohmann::json WorkloadObject(const twin::Twin& twin, const twin::WorkloadRun& r
     // host-share requests, shown where the scenario says nothing, are not quota).
     if (ps.cpu_milli > 0) requests["cpu"] = fmt::format("{}m", ps.cpu_milli);
     if (ps.memory_mib > 0) requests["memory"] = fmt::format("{}Mi", ps.memory_mib);
+    for (const auto& [name, amount] : ps.extended_resources)
+      requests[name] = std::to_string(amount);
     const int count = w.kind == model::WorkloadKind::kInference
                           ? std::max(run.desired_replicas, ps.count)
                           : ps.count;

@@ -73,12 +73,20 @@ int64_t PriorityOf(const twin::Twin& twin, const model::Workload& w) {
   return 0;
 }
 
-// The GPU resources one pod of `ps` asks for: whole GPUs, one MIG instance, or a share.
-std::map<std::string, std::string> GpuResources(const model::PodSet& ps) {
-  if (!ps.mig_profile.empty()) return {{"nvidia.com/mig-" + ps.mig_profile, "1"}};
-  if (ps.gpu_milli < 1000)
-    return {{kube::kGpuResource, "1"}, {"nvidia.com/gpucores", std::to_string(ps.gpu_milli / 10)}};
-  return {{kube::kGpuResource, std::to_string(ps.gpus_per_pod)}};
+// The device-plugin resources one pod of `ps` asks for: whole GPUs, one MIG instance, or a
+// share, and its extended resources.
+std::map<std::string, std::string> DeviceResources(const model::PodSet& ps) {
+  std::map<std::string, std::string> r;
+  if (!ps.mig_profile.empty()) {
+    r["nvidia.com/mig-" + ps.mig_profile] = "1";
+  } else if (ps.gpu_milli < 1000) {
+    r[std::string(kube::kGpuResource)] = "1";
+    r["nvidia.com/gpucores"] = std::to_string(ps.gpu_milli / 10);
+  } else {
+    r[std::string(kube::kGpuResource)] = std::to_string(ps.gpus_per_pod);
+  }
+  for (const auto& [name, count] : ps.extended_resources) r[name] = std::to_string(count);
+  return r;
 }
 
 // CPU and memory of a pod: what its generator gives (placement holds exactly that), else its
@@ -157,14 +165,16 @@ kube::Node NodeObject(const twin::Twin& twin, model::NodeId n, const ObjectClock
   for (const model::Taint& t : node.taints) k.taints.push_back({t.key, t.value, t.effect, {}});
   if (node.cordoned) k.taints.push_back({kube::kUnschedulableTaint, "", "NoSchedule", created});
   auto resources = [&](int gpus) {
-    return std::map<std::string, std::string>{
-        {"cpu", std::to_string(node.cpu_milli / 1000)},
-        {"memory", fmt::format("{}Mi", node.memory_mib)},
-        {"ephemeral-storage", "3750Gi"},
-        {"hugepages-1Gi", "0"},
-        {"hugepages-2Mi", "0"},
-        {std::string(kube::kGpuResource), std::to_string(gpus)},
-        {"pods", std::to_string(twin::kMaxPodsPerNode)}};
+    std::map<std::string, std::string> r{{"cpu", std::to_string(node.cpu_milli / 1000)},
+                                         {"memory", fmt::format("{}Mi", node.memory_mib)},
+                                         {"ephemeral-storage", "3750Gi"},
+                                         {"hugepages-1Gi", "0"},
+                                         {"hugepages-2Mi", "0"},
+                                         {std::string(kube::kGpuResource), std::to_string(gpus)},
+                                         {"pods", std::to_string(twin::kMaxPodsPerNode)}};
+    const auto& names = twin.cluster().extended_resources();
+    for (size_t i = 0; i < names.size(); ++i) r[names[i]] = std::to_string(node.extended[i]);
+    return r;
   };
   k.capacity = resources(node.gpu_capacity);
   k.allocatable = resources(node.gpu_allocatable);
@@ -300,7 +310,7 @@ kube::Pod PodObject(const twin::Twin& twin, const twin::WorkloadRun& run, const 
   kube::Container c;
   c.name = ps.name.empty() ? "main" : ps.name;
   c.image = Image(w.kind);
-  c.resources.requests = GpuResources(ps);
+  c.resources.requests = DeviceResources(ps);
   AddHostShare(twin.cluster(), a.node, ps, c.resources.requests);
   c.resources.limits = c.resources.requests;
   p.containers.push_back(std::move(c));
@@ -355,7 +365,7 @@ std::vector<nlohmann::json> OwnerObjects(const twin::Twin& twin, const twin::Wor
   json containers = json::array();
   for (const model::PodSet& ps : w.pod_sets) {
     json requests = json::object();
-    for (const auto& [k, v] : GpuResources(ps)) requests[k] = v;
+    for (const auto& [k, v] : DeviceResources(ps)) requests[k] = v;
     containers.push_back({{"name", ps.name.empty() ? "main" : ps.name},
                           {"image", Image(w.kind)},
                           {"resources", {{"requests", requests}, {"limits", requests}}}});

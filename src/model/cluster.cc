@@ -52,6 +52,12 @@ int Cluster::FindPool(std::string_view name) const {
   return -1;
 }
 
+int Cluster::ExtendedSlot(std::string_view name) const {
+  for (size_t i = 0; i < extended_.size(); ++i)
+    if (extended_[i] == name) return static_cast<int>(i);
+  return -1;
+}
+
 NodeId Cluster::FindNode(std::string_view name) const {
   auto it = node_by_name_.find(name);
   return it == node_by_name_.end() ? kNoNode : it->second;

@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "model/extended_resources.h"
 #include "model/status.h"
 
 namespace steward::model {
@@ -59,6 +60,7 @@ struct Node {
   int gpu_allocatable = 0;  // nvidia.com/gpu in status.allocatable (0 when the plugin is down).
   int64_t cpu_milli = 0;
   int64_t memory_mib = 0;
+  ExtendedAmounts extended{};  // Allocatable extended resources, by Cluster::ExtendedSlot.
   std::map<std::string, std::string> labels;
   std::vector<Taint> taints;
   std::string driver_version;
@@ -101,6 +103,12 @@ class Cluster {
   int FindPool(std::string_view name) const;
   NodeId FindNode(std::string_view name) const;
 
+  // Extended resource names by slot (sorted, at most kMaxExtendedResources; set once before
+  // nodes are added) and the slot of `name` (-1 if no node can have it).
+  void SetExtendedResources(std::vector<std::string> names) { extended_ = std::move(names); }
+  const std::vector<std::string>& extended_resources() const { return extended_; }
+  int ExtendedSlot(std::string_view name) const;
+
   // Topology queries, O(1).
   bool SameNode(GpuId a, GpuId b) const { return gpus_[a].node == gpus_[b].node; }
   bool SameNvlinkDomain(NodeId a, NodeId b) const {
@@ -114,6 +122,7 @@ class Cluster {
   std::vector<Pool> pools_;
   std::vector<Node> nodes_;
   std::vector<Gpu> gpus_;
+  std::vector<std::string> extended_;
   std::map<std::string, NodeId, std::less<>> node_by_name_;
   int num_racks_ = 0;
   int num_leaves_ = 0;

@@ -60,6 +60,9 @@ struct UsageRates {
 UsageRates ActiveRates(const UsageProfile& usage);
 UsageRates IdleRates(const UsageProfile& usage);
 
+// Kueue's limit on a Workload's spec.podSets.
+inline constexpr size_t kMaxPodSets = 8;
+
 struct PodSet {
   std::string name;
   int count = 1;         // Pods in the set.
@@ -73,6 +76,8 @@ struct PodSet {
   // given, as for every workload before generators could say (the default twin's).
   int64_t cpu_milli = 0;
   int64_t memory_mib = 0;
+  // Extended resources per pod by name (model/extended_resources.h); empty for most pods.
+  std::map<std::string, int64_t> extended_resources = {};
 
   bool SharesGpu() const { return gpu_milli < 1000 || !mig_profile.empty(); }
 };

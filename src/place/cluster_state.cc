@@ -65,6 +65,11 @@ Result<ClusterState> ClusterState::Build(const std::vector<NodeSpec>& specs) {
     n.max_pods = s.max_pods;
     n.pool = static_cast<int16_t>(s.pool);
     n.mig_capable = s.mig_capable;
+    for (int i = 0; i < kMaxExtendedResources; ++i) {
+      if (s.extended[i] < 0)
+        return Status::InvalidArgument(fmt::format("node {}: negative capacity", s.name));
+      n.extended_free[i] = s.extended[i];
+    }
     for (int i = 0; i < s.gpus; ++i) n.gpu_free[i] = kMilliPerGpu;
     n.gpu_free_total = int64_t{s.gpus} * kMilliPerGpu;
     c.rank_.push_back(static_cast<int32_t>(c.nodes_.size()));

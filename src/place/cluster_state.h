@@ -42,6 +42,7 @@ struct NodeSpec {
   int nvlink_domain = -1;  // Nodes sharing an NVLink domain (-1: the node alone).
   int leaf = -1;           // Leaf switch group / scalable unit (-1: the node alone).
   bool mig_capable = false;
+  ExtendedAmounts extended{};  // Allocatable extended resources, per slot.
 };
 
 // Topology levels a gang may prefer to stay inside, strictest first.

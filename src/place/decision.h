@@ -18,6 +18,7 @@ struct NoFitCounts {
   int cpu = 0;
   int memory = 0;
   int pod_slots = 0;
+  int extended = 0;         // Too little of an extended resource the pod asks for.
   int no_gpu_or_model = 0;  // Node has no GPUs, or its model is not in the pod's gpu_spec.
   int gpu = 0;              // Too few GPUs with gpu_milli free.
 };

@@ -27,6 +27,8 @@ int PodsThatFit(const NodeState& node, const PodRequest& pod) {
   int64_t n = node.max_pods - node.pods;
   if (pod.cpu_milli > 0) n = std::min(n, node.cpu_free / pod.cpu_milli);
   if (pod.memory_mib > 0) n = std::min(n, node.memory_free / pod.memory_mib);
+  for (int i = 0; i < kMaxExtendedResources; ++i)
+    if (pod.extended[i] > 0) n = std::min<int64_t>(n, node.extended_free[i] / pod.extended[i]);
   if (pod.num_gpu > 0) {
     int64_t gpu = 0;
     if (pod.IsMig()) {
@@ -72,6 +74,7 @@ GpuList TightestGpus(const NodeState& node, const PodRequest& pod) {
 void ApplyPod(NodeState& node, const PodRequest& pod, const GpuList& gpus) {
   node.cpu_free -= pod.cpu_milli;
   node.memory_free -= pod.memory_mib;
+  for (int i = 0; i < kMaxExtendedResources; ++i) node.extended_free[i] -= pod.extended[i];
   node.pods += 1;
   node.shape_pods[ShapeClass(pod)] += 1;
   if (pod.IsMig()) {
@@ -98,6 +101,7 @@ void ApplyPod(NodeState& node, const PodRequest& pod, const GpuList& gpus) {
 void ReleasePod(NodeState& node, const PodRequest& pod, const GpuList& gpus) {
   node.cpu_free += pod.cpu_milli;
   node.memory_free += pod.memory_mib;
+  for (int i = 0; i < kMaxExtendedResources; ++i) node.extended_free[i] += pod.extended[i];
   node.pods -= 1;
   STEWARD_CHECK(node.shape_pods[ShapeClass(pod)] > 0);
   node.shape_pods[ShapeClass(pod)] -= 1;
@@ -155,6 +159,7 @@ NodeState AfterTightest(const NodeState& node, const PodRequest& pod) {
   }
   after.cpu_free -= pod.cpu_milli;
   after.memory_free -= pod.memory_mib;
+  for (int i = 0; i < kMaxExtendedResources; ++i) after.extended_free[i] -= pod.extended[i];
   // Per requested GPU, the tightest GPU that still fits (NodeResource.Sub).
   for (int k = 0; k < pod.num_gpu; ++k) {
     int best = -1;

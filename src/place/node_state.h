@@ -51,6 +51,7 @@ struct NodeState {
   // once no pod holds it) is withheld instead of free, until it is repaired.
   uint16_t broken = 0;                              // Bit per GPU.
   std::array<int16_t, kMaxGpusPerNode> withheld{};  // Milli withheld per broken GPU.
+  ExtendedAmounts extended_free{};                  // Per slot (PodRequest::extended).
   int16_t pool = 0;                                 // The twin's placement pool (PodRequest::pool).
   bool schedulable = true;   // False when cordoned or the device plugin is down.
   bool mig_capable = false;  // GPUs may be partitioned into MIG instances.
@@ -91,15 +92,22 @@ struct NodeState {
 // start for the profile (tightest), else the lowest-index fully free GPU; -1 if none.
 int MigGpu(const NodeState& node, int profile);
 
+// Whether the node has every extended resource the pod asks for.
+inline bool ExtendedFits(const NodeState& node, const PodRequest& pod) {
+  for (int i = 0; i < kMaxExtendedResources; ++i)
+    if (node.extended_free[i] < pod.extended[i]) return false;
+  return true;
+}
+
 // The hard rules every policy obeys (the FGD simulator's NodeResourcesFit + Open-Gpu-Share
-// filters): CPU, memory and pod count fit; a GPU pod needs the node's model to be allowed and
-// num_gpu GPUs each with gpu_milli free (so whole-GPU pods need fully free GPUs); a MIG pod
-// needs a MIG-capable node with a GPU that can hold its instance. The twin adds two: the node
-// is schedulable and in the pod's placement pool.
+// filters): CPU, memory, extended resources and pod count fit; a GPU pod needs the node's model to
+// be allowed and num_gpu GPUs each with gpu_milli free (so whole-GPU pods need fully free GPUs); a
+// MIG pod needs a MIG-capable node with a GPU that can hold its instance. The twin adds two: the
+// node is schedulable and in the pod's placement pool.
 inline bool Fits(const NodeState& node, const PodRequest& pod) {
   if (!node.schedulable || (pod.pool >= 0 && node.pool != pod.pool)) return false;
   if (node.cpu_free < pod.cpu_milli || node.memory_free < pod.memory_mib) return false;
-  if (node.pods >= node.max_pods) return false;
+  if (node.pods >= node.max_pods || !ExtendedFits(node, pod)) return false;
   if (pod.num_gpu == 0) return true;
   if (node.num_gpus == 0 || !pod.AllowsModel(node.model)) return false;
   if (pod.IsMig()) return node.mig_capable && MigGpu(node, pod.mig_profile) >= 0;
@@ -107,7 +115,7 @@ inline bool Fits(const NodeState& node, const PodRequest& pod) {
 }
 
 // How many pods like `pod` the node could take at once (0 if it does not fit): GPUs, CPU,
-// memory and pod slots each bound it. Used to size topology groups for gangs.
+// memory, extended resources and pod slots each bound it. Used to size topology groups for gangs.
 int PodsThatFit(const NodeState& node, const PodRequest& pod);
 
 // The simulator's "best" GPU choice: a sharing pod takes the GPU with the least free milli

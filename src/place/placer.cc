@@ -77,6 +77,9 @@ size_t Placer::ShapeKeyHash::operator()(const ShapeKey& k) const {
   h ^= k.models + 0xC2B2AE3D27D4EB4FULL + (h << 6) + (h >> 2);
   h ^= (static_cast<uint64_t>(static_cast<uint32_t>(k.pool)) << 8 | static_cast<uint32_t>(k.mig)) +
        0x27D4EB2F165667C5ULL + (h << 6) + (h >> 2);
+  for (int32_t e : k.extended)
+    h ^= static_cast<uint64_t>(static_cast<uint32_t>(e)) + 0x165667B19E3779F9ULL + (h << 6) +
+         (h >> 2);
   return static_cast<size_t>(h);
 }
 
@@ -99,8 +102,8 @@ int64_t Placer::LeafKey(NodeId id, const PodRequest& pod) {
 }
 
 Placer::Index& Placer::IndexFor(const PodRequest& pod) {
-  ShapeKey key{pod.cpu_milli,      pod.memory_mib, pod.num_gpu,    pod.gpu_milli,
-               pod.allowed_models, pod.pool,       pod.mig_profile};
+  ShapeKey key{pod.cpu_milli,      pod.memory_mib, pod.num_gpu,     pod.gpu_milli,
+               pod.allowed_models, pod.pool,       pod.mig_profile, pod.extended};
   auto it = indexes_.find(key);
   if (it != indexes_.end()) return *it->second;
   if (static_cast<int>(indexes_.size()) >= options_.max_shapes) indexes_.clear();
@@ -376,6 +379,8 @@ NoFitCounts Placer::ExplainNoFit(const PodRequest& pod) const {
       ++c.memory;
     else if (n.pods >= n.max_pods)
       ++c.pod_slots;
+    else if (!ExtendedFits(n, pod))
+      ++c.extended;
     else if (pod.num_gpu > 0 &&
              (n.num_gpus == 0 || !pod.AllowsModel(n.model) || (pod.IsMig() && !n.mig_capable)))
       ++c.no_gpu_or_model;
@@ -392,6 +397,8 @@ std::string Decision::Reason(const PodRequest& pod) const {
       "are full of pods, {} have no GPU of an allowed model, {} lack free GPUs",
       pod.cpu_milli, pod.memory_mib, pod.num_gpu, pod.gpu_milli, why.nodes, why.cpu, why.memory,
       why.pod_slots, why.no_gpu_or_model, why.gpu);
+  if (why.extended > 0)
+    s += fmt::format(", {} lack an extended resource it asks for", why.extended);
   if (why.elsewhere > 0)
     s += fmt::format(", {} are cordoned or in another placement pool", why.elsewhere);
   return s;

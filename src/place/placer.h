@@ -69,6 +69,7 @@ class Placer {
     int32_t num_gpu, gpu_milli;
     ModelMask models;
     int32_t pool, mig;
+    ExtendedAmounts extended;
     bool operator==(const ShapeKey&) const = default;
   };
   struct ShapeKeyHash {

@@ -10,12 +10,18 @@
 
 #include <cstdint>
 
+#include "model/extended_resources.h"
 #include "model/workload.h"
 #include "place/mig.h"
 
 namespace steward::place {
 
 inline constexpr int kMilliPerGpu = 1000;
+
+// Extended resources (model/extended_resources.h) by the cluster's slots: four keep NodeState
+// flat.
+using model::ExtendedAmounts;
+using model::kMaxExtendedResources;
 
 // A set of GPU model indices (bit i = model i of the ClusterState); 0 means "any model".
 using ModelMask = uint64_t;
@@ -35,6 +41,7 @@ struct PodRequest {
   // A MIG instance instead of whole or fractional GPUs: num_gpu is 1 and gpu_milli is
   // MigMilli(profile), the compute share, so milli-based scores still see its size.
   int8_t mig_profile = kNoMig;
+  ExtendedAmounts extended{};  // Per slot; all 0 for almost every pod.
 
   bool IsMig() const { return mig_profile != kNoMig; }
   bool IsCpuOnly() const { return num_gpu == 0; }

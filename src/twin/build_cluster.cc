@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <set>
 
 #include "place/node_state.h"
 #include "twin/csv.h"
@@ -100,8 +101,19 @@ Result<model::Cluster> BuildCluster(const Scenario& scenario) {
   model::Cluster c;
   for (const auto& m : scenario.gpu_models)
     c.AddGpuModel({m.name, m.product_label, m.memory_mib, m.mig_capable});
+  // Extended resource slots: the pools' names, sorted (validation allows at most four).
+  std::set<std::string> extended;
+  for (const auto& p : scenario.pools)
+    for (const auto& [name, count] : p.extended_resources) extended.insert(name);
+  if (extended.size() > model::kMaxExtendedResources)
+    return Status::InvalidArgument(
+        fmt::format("more than {} distinct extended resources", model::kMaxExtendedResources));
+  c.SetExtendedResources({extended.begin(), extended.end()});
   int rack_base = 0, leaf_base = 0;
   for (const auto& p : scenario.pools) {
+    model::ExtendedAmounts node_extended{};
+    for (const auto& [name, count] : p.extended_resources)
+      node_extended[c.ExtendedSlot(name)] = static_cast<int32_t>(count);
     const int model = c.FindGpuModel(p.gpu_model);
     const int pool = c.AddPool(p.name, model);
     const auto& gm = scenario.gpu_models[model];
@@ -116,6 +128,7 @@ Result<model::Cluster> BuildCluster(const Scenario& scenario) {
       n.gpu_capacity = n.gpu_allocatable = p.gpus_per_node;
       n.cpu_milli = p.cpu_milli;
       n.memory_mib = p.memory_mib;
+      n.extended = node_extended;
       n.driver_version = p.driver_version;
       n.toolkit_version = p.toolkit_version;
       n.device_plugin_version = p.device_plugin_version;

@@ -22,6 +22,7 @@ place::ClusterState BuildPlacement(const model::Cluster& cluster) {
     s.nvlink_domain = n.nvlink_domain;
     s.leaf = n.leaf;
     s.mig_capable = m.mig_capable;
+    s.extended = n.extended;
     specs.push_back(std::move(s));
   }
   // Scenarios are validated before a cluster is built (<= kMaxGpusPerNode GPUs per node,
@@ -82,15 +83,25 @@ void ClusterState::Release(model::NodeId n, uint64_t mask) {
 }
 
 void ClusterState::ReleasePod(model::NodeId n, uint64_t mask, int gpu_milli, int mig_profile,
-                              int mig_start, int64_t cpu_milli, int64_t memory_mib) {
+                              int mig_start, int64_t cpu_milli, int64_t memory_mib,
+                              const model::ExtendedAmounts& extended) {
   place::PodRequest pod = WholeGpuPod(std::popcount(mask));
   pod.cpu_milli = cpu_milli;
   pod.memory_mib = memory_mib;
+  pod.extended = extended;
   pod.gpu_milli = gpu_milli;
   pod.mig_profile = static_cast<int8_t>(mig_profile);
   place::GpuList g = WholeGpus(mask);
   g.mig_start = static_cast<int8_t>(mig_start);
   placement_.Release(n, pod, g);
+}
+
+model::ExtendedAmounts ClusterState::ExtendedRequest(const model::PodSet& ps) const {
+  model::ExtendedAmounts out{};
+  for (const auto& [name, amount] : ps.extended_resources)
+    if (const int slot = cluster_.ExtendedSlot(name); slot >= 0)
+      out[slot] = static_cast<int32_t>(amount);
+  return out;
 }
 
 void ClusterState::SetSchedulable(model::NodeId n, bool schedulable) {

@@ -42,7 +42,11 @@ class ClusterState {
   void Release(model::NodeId n, uint64_t mask);
   // Releases one pod placed by the twin's Placer (see PodAllocation in twin.h).
   void ReleasePod(model::NodeId n, uint64_t mask, int gpu_milli, int mig_profile, int mig_start,
-                  int64_t cpu_milli = 0, int64_t memory_mib = 0);
+                  int64_t cpu_milli = 0, int64_t memory_mib = 0,
+                  const model::ExtendedAmounts& extended = {});
+  // A pod of `ps`'s extended resources by the cluster's slots (names no node has are left out:
+  // scenario and trace validation refuse them).
+  model::ExtendedAmounts ExtendedRequest(const model::PodSet& ps) const;
   // Cordon / uncordon (or device plugin down / up): removes the node from placement.
   void SetSchedulable(model::NodeId n, bool schedulable);
   // Marks GPU `index` of node n broken (withheld from placement; if pods hold it, what they

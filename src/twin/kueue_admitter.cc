@@ -414,8 +414,11 @@ class KueueAdmitter final : public Admitter {
     const model::PodSet& ps = w.pod_sets[0];
     return {w.gpu_model, ps.count, ps.gpus_per_pod, ps.cpu_milli, ps.memory_mib};
   }
+  // Workloads with extended resources stay out of the shape index (and never dominate): the
+  // shape does not compare them.
   static bool HasShape(const model::Workload& w) {
-    return w.kind != model::WorkloadKind::kInference && w.pod_sets.size() == 1;
+    return w.kind != model::WorkloadKind::kInference && w.pod_sets.size() == 1 &&
+           w.pod_sets[0].extended_resources.empty();
   }
   void Insert(const AdmissionHost& host, int cq, const Entry& e) {
     CqQueue& q = queues_[cq];
@@ -533,6 +536,7 @@ class KueueAdmitter final : public Admitter {
         // (BlockUndeclared), exactly as `policy simulate` decides on the same Workload.
         if (ps.cpu_milli > 0) p.requests.push_back({"cpu", ps.cpu_milli});
         if (ps.memory_mib > 0) p.requests.push_back({"memory", ps.memory_mib * kBytesPerMib});
+        for (const auto& [name, count] : ps.extended_resources) p.requests.push_back({name, count});
         // A workload that needs one GPU model selects its nodes by product label: flavors
         // labelled with another product are skipped (Kueue's NoMatchingFlavor).
         if (w.gpu_model >= 0 && w.gpu_model < static_cast<int>(gpu_products_.size()) &&

@@ -27,9 +27,12 @@ nlohmann::json NodeListJson(const Twin& twin) {
     if (node.cordoned) spec["unschedulable"] = true;
     if (!taints.empty()) spec["taints"] = taints;
     auto resources = [&](int gpus) {
-      return json{{"cpu", fmt::format("{}m", node.cpu_milli)},
-                  {"memory", fmt::format("{}Mi", node.memory_mib)},
-                  {"nvidia.com/gpu", std::to_string(gpus)}};
+      json r{{"cpu", fmt::format("{}m", node.cpu_milli)},
+             {"memory", fmt::format("{}Mi", node.memory_mib)},
+             {"nvidia.com/gpu", std::to_string(gpus)}};
+      const auto& names = twin.cluster().extended_resources();
+      for (size_t i = 0; i < names.size(); ++i) r[names[i]] = std::to_string(node.extended[i]);
+      return r;
     };
     json status = {
         {"capacity", resources(node.gpu_capacity)},

@@ -22,6 +22,7 @@ place::PodRequest PodRequestOf(const ClusterState& state, const model::Workload&
   r.mig_profile = mig;
   r.cpu_milli = ps.cpu_milli;
   r.memory_mib = ps.memory_mib;
+  if (!ps.extended_resources.empty()) r.extended = state.ExtendedRequest(ps);
   if (w.gpu_model >= 0) {
     const int m = state.place_model(w.gpu_model);
     r.allowed_models = m < 0 ? place::ClusterState::kNoModel : place::ModelMask{1} << m;
@@ -156,6 +157,7 @@ std::vector<place::PodRequest> ExpectedPods(const Scenario& scenario, const Clus
       s.ps.mig_profile = g.mig_profile;
       s.ps.cpu_milli = g.cpu_milli;
       s.ps.memory_mib = g.memory_mib;
+      s.ps.extended_resources = g.extended_resources;
       s.weight = rate * pods * weights[i] / total;
       shapes.push_back(std::move(s));
     }

@@ -35,6 +35,8 @@ struct PoolSpec {
   bool nvlink_per_rack = false;  // false: one NVLink domain per node (HGX); true: per rack (NVL72).
   int64_t cpu_milli = 224000;
   int64_t memory_mib = 2097152;
+  // Allocatable extended resources per node (`extended_resources: {rdma/ib: 8}`).
+  std::map<std::string, int64_t> extended_resources;
   std::string driver_version = "550.90.07";
   std::string toolkit_version = "1.16.1";
   std::string device_plugin_version = "0.16.1";
@@ -120,6 +122,7 @@ struct GeneratorSpec {
   // placement; 0 = not given (placement counts GPUs only, as before).
   int64_t cpu_milli = 0;
   int64_t memory_mib = 0;
+  std::map<std::string, int64_t> extended_resources;  // Per pod, every pod set's.
   std::string pod_group;              // Volcano PodGroup of the policy governing admission.
   double pod_creation_seconds = 0;    // Pods created this far apart (0 = all at once).
   double startup_jitter_seconds = 0;  // Each start takes up to this much longer (uniform).

@@ -11,11 +11,11 @@ namespace steward::twin::scenario_yaml {
 namespace {
 
 Status ParsePool(const Reader& r, const YAML::Node& n, const std::string& path, PoolSpec* p) {
-  STEWARD_RETURN_IF_ERROR(
-      r.CheckKeys(n, path,
-                  {"name", "nodes", "gpus_per_node", "gpu_model", "nodes_per_rack",
-                   "nodes_per_leaf", "nvlink_domain", "cpu_milli", "memory_mib", "driver_version",
-                   "toolkit_version", "device_plugin_version", "labels", "taints"}));
+  STEWARD_RETURN_IF_ERROR(r.CheckKeys(
+      n, path,
+      {"name", "nodes", "gpus_per_node", "gpu_model", "nodes_per_rack", "nodes_per_leaf",
+       "nvlink_domain", "cpu_milli", "memory_mib", "driver_version", "toolkit_version",
+       "device_plugin_version", "labels", "taints", "extended_resources"}));
   STEWARD_RETURN_IF_ERROR(r.Get(n, "name", path, &p->name, true));
   STEWARD_RETURN_IF_ERROR(r.Get(n, "nodes", path, &p->nodes, true));
   STEWARD_RETURN_IF_ERROR(Positive(r, n["nodes"], path + ".nodes", p->nodes));
@@ -43,6 +43,7 @@ Status ParsePool(const Reader& r, const YAML::Node& n, const std::string& path, 
   STEWARD_RETURN_IF_ERROR(r.Get(n, "toolkit_version", path, &p->toolkit_version));
   STEWARD_RETURN_IF_ERROR(r.Get(n, "device_plugin_version", path, &p->device_plugin_version));
   STEWARD_RETURN_IF_ERROR(ParseLabels(r, n, "labels", path, &p->labels));
+  STEWARD_RETURN_IF_ERROR(ParseExtendedResources(r, n, path, 0, &p->extended_resources));
   if (YAML::Node t = n["taints"]) {
     if (!t.IsSequence()) return r.Error(t, path + ".taints", "must be a list");
     for (size_t i = 0; i < t.size(); ++i) {

@@ -52,6 +52,10 @@ Status ParsePodSets(const Reader& r, const YAML::Node& n, const std::string& pat
                    "min_replicas/max_replicas");
   if (!list.IsSequence() || list.size() == 0)
     return r.Error(list, field, "must be a non-empty list");
+  if (list.size() > model::kMaxPodSets)
+    return r.Error(
+        list, field,
+        fmt::format("{} pod sets: Kueue allows at most {}", list.size(), model::kMaxPodSets));
   std::vector<double> sizes, counts;
   double total = 0;
   for (size_t i = 0; i < list.size(); ++i) {
@@ -164,6 +168,7 @@ Status ParseGenerator(const Reader& r, const YAML::Node& n, const std::string& p
                                        "mig_profile",
                                        "cpu_milli",
                                        "memory_mib",
+                                       "extended_resources",
                                        "usage",
                                        "right_size",
                                        "min_replicas",
@@ -250,6 +255,7 @@ Status ParseGenerator(const Reader& r, const YAML::Node& n, const std::string& p
   if (g->memory_mib < 0 || g->memory_mib > kMaxPerPod)
     return r.Error(n["memory_mib"], path + ".memory_mib",
                    fmt::format("must lie in [0, {}]", kMaxPerPod));
+  STEWARD_RETURN_IF_ERROR(ParseExtendedResources(r, n, path, 1, &g->extended_resources));
   STEWARD_RETURN_IF_ERROR(r.Get(n, "pod_group", path, &g->pod_group));
   STEWARD_RETURN_IF_ERROR(r.Get(n, "pod_creation_seconds", path, &g->pod_creation_seconds));
   STEWARD_RETURN_IF_ERROR(

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+
+#include "model/extended_resources.h"
 
 namespace steward::twin::scenario_yaml {
 
@@ -138,6 +141,30 @@ Status ParseLabels(const Reader& r, const YAML::Node& map, const char* key, cons
     std::string v;
     STEWARD_RETURN_IF_ERROR(r.Scalar(kv.second, field + "." + kv.first.Scalar(), &v));
     (*out)[kv.first.Scalar()] = v;
+  }
+  return Status::Ok();
+}
+
+Status ParseExtendedResources(const Reader& r, const YAML::Node& map, const std::string& path,
+                              int64_t min, std::map<std::string, int64_t>* out) {
+  const YAML::Node l = map["extended_resources"];
+  if (!l) return Status::Ok();
+  const std::string field = Reader::Join(path, "extended_resources");
+  if (!l.IsMap()) return r.Error(l, field, "must be a mapping of resource name to count");
+  for (const auto& kv : l) {
+    const std::string name = kv.first.Scalar();
+    const std::string at = field + "." + name;
+    if (!model::IsExtendedResourceName(name))
+      return r.Error(kv.first, at,
+                     "not an extended resource name: give a domain and a name "
+                     "(example.com/fpga); cpu, memory, nvidia.com/gpu and the MIG resources "
+                     "have their own fields");
+    int64_t count = 0;
+    STEWARD_RETURN_IF_ERROR(r.Scalar(kv.second, at, &count));
+    constexpr int64_t kMax = std::numeric_limits<int32_t>::max();
+    if (count < min || count > kMax)
+      return r.Error(kv.second, at, fmt::format("must be a whole count in [{}, {}]", min, kMax));
+    (*out)[name] = count;
   }
   return Status::Ok();
 }

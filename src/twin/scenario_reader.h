@@ -111,6 +111,11 @@ Status CheckCountDist(const Reader& r, const YAML::Node& map, const char* key,
 Status ParseLabels(const Reader& r, const YAML::Node& map, const char* key, const std::string& path,
                    std::map<std::string, std::string>* out);
 
+// A map of extended resources (`example.com/fpga: 2`): names as model::IsExtendedResourceName
+// accepts, whole counts in [min, 2^31 - 1].
+Status ParseExtendedResources(const Reader& r, const YAML::Node& map, const std::string& path,
+                              int64_t min, std::map<std::string, int64_t>* out);
+
 // A non-empty list of distinct workload kinds, in the order given.
 Status ParseKinds(const Reader& r, const YAML::Node& k, const std::string& path,
                   std::vector<model::WorkloadKind>* out);

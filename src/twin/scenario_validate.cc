@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <set>
 
+#include "model/extended_resources.h"
 #include "twin/scenario_sections.h"
 
 namespace steward::twin::scenario_yaml {
@@ -47,6 +48,23 @@ double SmallestDraw(const Distribution& d) {
 // draw; exponential and lognormal, whose tail is capped, at their smallest.
 Status CheckPodFits(const Reader& r, const YAML::Node& n, const std::string& path,
                     const Scenario& s, const GeneratorSpec& g) {
+  // Extended resources: some node of the model must have as many (an Alibaba node list has
+  // none).
+  for (const auto& [name, count] : g.extended_resources) {
+    int64_t most = 0;
+    for (const PoolSpec& p : s.pools)
+      if (g.gpu_model.empty() || p.gpu_model == g.gpu_model)
+        if (auto it = p.extended_resources.find(name); it != p.extended_resources.end())
+          most = std::max(most, it->second);
+    if (count > most)
+      return r.Error(n["extended_resources"][name], path + ".extended_resources." + name,
+                     fmt::format("a pod asks for {} {} but the most any {}node has is {} "
+                                 "(cluster.pools[].extended_resources)",
+                                 count, name,
+                                 g.gpu_model.empty() ? std::string()
+                                                     : fmt::format("GPU model '{}' ", g.gpu_model),
+                                 most));
+  }
   if (!s.alibaba_nodes.empty()) return Status::Ok();  // Node sizes known once the list is read.
   int largest = 0;
   for (const PoolSpec& p : s.pools)
@@ -101,9 +119,15 @@ Status Validate(const Reader& r, const YAML::Node& root, const Scenario& s) {
       return r.Error(root["cluster"]["gpu_models"][i],
                      fmt::format("cluster.gpu_models[{}].name", i),
                      fmt::format("duplicate GPU model '{}'", s.gpu_models[i].name));
-  std::set<std::string> pools;
+  std::set<std::string> pools, extended;
   for (size_t i = 0; i < s.pools.size(); ++i) {
     const YAML::Node n = root["cluster"]["pools"][i];
+    for (const auto& [name, count] : s.pools[i].extended_resources)
+      if (extended.insert(name).second && extended.size() > model::kMaxExtendedResources)
+        return r.Error(n["extended_resources"][name],
+                       fmt::format("cluster.pools[{}].extended_resources.{}", i, name),
+                       fmt::format("more than {} distinct extended resources in the cluster",
+                                   model::kMaxExtendedResources));
     if (!names.count(s.pools[i].gpu_model))
       return r.Error(n["gpu_model"], fmt::format("cluster.pools[{}].gpu_model", i),
                      fmt::format("unknown GPU model '{}'", s.pools[i].gpu_model));

@@ -69,6 +69,9 @@ Status ParsePodSets(const CsvReader& csv, int column, std::vector<model::PodSet>
                                            name));
     for (const model::PodSet& other : *out)
       if (other.name == name) return csv.Error(column, fmt::format("pod set '{}' twice", name));
+    if (out->size() == model::kMaxPodSets)
+      return csv.Error(column,
+                       fmt::format("more than {} pod sets (Kueue's limit)", model::kMaxPodSets));
     auto integer = [&](std::string_view v, const char* what, int64_t lo, int64_t hi,
                        int64_t* value) -> Status {
       auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), *value);
@@ -94,6 +97,44 @@ Status ParsePodSets(const CsvReader& csv, int column, std::vector<model::PodSet>
   return Status::Ok();
 }
 
+// The extended_resources column: `name=count` entries separated by ';' (the generators'
+// `extended_resources` map in one CSV field), e.g. `example.com/fpga=1;rdma/ib=2`. Each name
+// must be one the cluster's nodes have, and the count at most `node_max` of it.
+Status ParseExtendedColumn(const CsvReader& csv, int column, const model::Cluster& cluster,
+                           const model::ExtendedAmounts& node_max,
+                           std::map<std::string, int64_t>* out) {
+  std::string_view text = csv.Field(column);
+  while (!text.empty()) {
+    const size_t end = std::min(text.find(';'), text.size());
+    const std::string_view entry = text.substr(0, end);
+    text.remove_prefix(std::min(end + 1, text.size()));
+    if (entry.empty()) continue;
+    const size_t eq = entry.find('=');
+    if (eq == std::string_view::npos)
+      return csv.Error(column,
+                       fmt::format("'{}' is not name=count (e.g. example.com/fpga=1)", entry));
+    const std::string name(entry.substr(0, eq));
+    const std::string_view count_text = entry.substr(eq + 1);
+    int64_t count = 0;
+    auto [p, ec] = std::from_chars(count_text.data(), count_text.data() + count_text.size(), count);
+    if (ec != std::errc() || p != count_text.data() + count_text.size() || count < 1 ||
+        count > std::numeric_limits<int32_t>::max())
+      return csv.Error(column, fmt::format("{}: '{}' is not a whole count >= 1", name, count_text));
+    const int slot = cluster.ExtendedSlot(name);
+    if (slot < 0)
+      return csv.Error(column, fmt::format("no node has extended resource '{}' "
+                                           "(cluster.pools[].extended_resources)",
+                                           name));
+    if (count > node_max[slot])
+      return csv.Error(column, fmt::format("a pod of {} {} is larger than any node: the largest "
+                                           "has {}",
+                                           count, name, node_max[slot]));
+    if (!out->emplace(name, count).second)
+      return csv.Error(column, fmt::format("'{}' given twice", name));
+  }
+  return Status::Ok();
+}
+
 Status LoadSteward(CsvReader& csv, const TraceSpec& spec, const Scenario& scenario,
                    const model::Cluster& cluster, TraceLoad* out) {
   STEWARD_ASSIGN_OR_RETURN(const int c_submit, RequireColumn(csv, "submit_seconds"));
@@ -115,7 +156,7 @@ Status LoadSteward(CsvReader& csv, const TraceSpec& spec, const Scenario& scenar
             c_min = csv.Column("min_replicas"), c_max = csv.Column("max_replicas"),
             c_queue = csv.Column("queue"), c_labels = csv.Column("labels"),
             c_idle_busy = csv.Column("idle_busy"), c_cpu = csv.Column("cpu_milli"),
-            c_memory = csv.Column("memory_mib");
+            c_memory = csv.Column("memory_mib"), c_extended = csv.Column("extended_resources");
   auto fraction = [&](int c, double def, double* out_value) -> Status {
     if (c < 0 || csv.Field(c).empty()) {
       *out_value = def;
@@ -137,13 +178,20 @@ Status LoadSteward(CsvReader& csv, const TraceSpec& spec, const Scenario& scenar
   // The most CPU and memory a node of each GPU model (and of any) has.
   std::vector<int64_t> cpu_of(largest.size(), 0), memory_of(largest.size(), 0);
   int64_t cpu_any = 0, memory_any = 0;
+  // And the most of each extended resource.
+  std::vector<model::ExtendedAmounts> extended_of(largest.size());
+  model::ExtendedAmounts extended_any{};
   for (const model::Node& n : cluster.nodes()) {
     if (n.model >= 0 && n.model < static_cast<int>(cpu_of.size())) {
       cpu_of[n.model] = std::max(cpu_of[n.model], n.cpu_milli);
       memory_of[n.model] = std::max(memory_of[n.model], n.memory_mib);
+      for (int i = 0; i < model::kMaxExtendedResources; ++i)
+        extended_of[n.model][i] = std::max(extended_of[n.model][i], n.extended[i]);
     }
     cpu_any = std::max(cpu_any, n.cpu_milli);
     memory_any = std::max(memory_any, n.memory_mib);
+    for (int i = 0; i < model::kMaxExtendedResources; ++i)
+      extended_any[i] = std::max(extended_any[i], n.extended[i]);
   }
   while (csv.Next()) {
     model::Workload w;
@@ -262,6 +310,13 @@ Status LoadSteward(CsvReader& csv, const TraceSpec& spec, const Scenario& scenar
             c, fmt::format("a pod of {} {} is larger than any node: the largest has {}", v, name,
                            node_max));
       for (model::PodSet& ps : w.pod_sets) (c == c_cpu ? ps.cpu_milli : ps.memory_mib) = v;
+    }
+    if (c_extended >= 0 && !csv.Field(c_extended).empty()) {
+      std::map<std::string, int64_t> extended;
+      STEWARD_RETURN_IF_ERROR(ParseExtendedColumn(
+          csv, c_extended, cluster, w.gpu_model >= 0 ? extended_of[w.gpu_model] : extended_any,
+          &extended));
+      for (model::PodSet& ps : w.pod_sets) ps.extended_resources = extended;
     }
     out->workloads.push_back(std::move(w));
   }

@@ -7,6 +7,8 @@
 //             used_gpu_fraction (1), active_hours (never idles), min_replicas, max_replicas,
 //             queue, labels (key=value;...), idle_busy, cpu_milli and memory_mib (per pod,
 //             every pod set's; placement checks them against the node's allocatable),
+//             extended_resources (per pod, every pod set's: `name=count` entries separated
+//             by ';', e.g. `rdma/ib=1`; names the cluster's pools offer),
 //             pod_sets: several pod sets per workload, `name:count:gpus_per_pod` entries
 //             separated by ';' (`launcher:1:1;worker:4:8`, the generators' pod_sets); a row
 //             with pod_sets leaves pods and gpus_per_pod empty, and gpus_per_pod may then be

@@ -671,6 +671,7 @@ bool Twin::PlacePods(WorkloadRun& run, int pods, const model::PodSet& pod_set) {
     a.mig_start = p.gpus.mig_start;
     a.cpu_milli = static_cast<int32_t>(pod_set.cpu_milli);
     a.memory_mib = static_cast<int32_t>(pod_set.memory_mib);
+    a.pod_set = static_cast<int8_t>(&pod_set - run.spec.pod_sets.data());
     run.pods.push_back(a);
     state_->AddResident(p.node, run.spec.id);
     SignalObservers(TwinSignal::Kind::kGpusTaken, run.spec.id, p.node, a.gpus);
@@ -684,8 +685,10 @@ void Twin::ReleasePods(WorkloadRun& run, size_t from, bool rollback) {
   int released = 0;
   for (size_t i = from; i < run.pods.size(); ++i) {
     const PodAllocation& p = run.pods[i];
-    state_->ReleasePod(p.node, p.gpus, p.gpu_milli, p.mig_profile, p.mig_start, p.cpu_milli,
-                       p.memory_mib);
+    const model::PodSet& ps = w.pod_sets[p.pod_set];
+    state_->ReleasePod(
+        p.node, p.gpus, p.gpu_milli, p.mig_profile, p.mig_start, p.cpu_milli, p.memory_mib,
+        ps.extended_resources.empty() ? model::ExtendedAmounts{} : state_->ExtendedRequest(ps));
     state_->RemoveResident(p.node, w.id);
     released += std::popcount(p.gpus);
     SignalObservers(TwinSignal::Kind::kGpusFreed, w.id, p.node, p.gpus);

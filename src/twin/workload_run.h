@@ -44,6 +44,7 @@ struct PodAllocation {
   int16_t gpu_milli = 1000;
   int8_t mig_profile = 0;
   int8_t mig_start = -1;
+  int8_t pod_set = 0;  // Index of its pod set in the workload (its extended resources).
   // CPU and memory the pod holds on its node (its pod set's; 0 = none given).
   int32_t cpu_milli = 0;
   int32_t memory_mib = 0;

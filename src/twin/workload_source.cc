@@ -132,6 +132,7 @@ class GeneratorSource final : public WorkloadSource {
     for (model::PodSet& ps : w.pod_sets) {
       ps.cpu_milli = spec_.cpu_milli;
       ps.memory_mib = spec_.memory_mib;
+      if (!spec_.extended_resources.empty()) ps.extended_resources = spec_.extended_resources;
     }
     w.duration = SecondsF(spec_.duration_hours.Sample(rng_) * 3600);
     w.checkpoint_interval = SecondsF(spec_.checkpoint_interval_minutes * 60);

@@ -74,5 +74,45 @@ TEST(KubeFrontWorkloadTest, CpuAndMemoryRequestsAreShownAndCountAgainstQuota) {
   EXPECT_TRUE(plain["status"].contains("admission")) << plain.dump();
 }
 
+TEST(KubeFrontWorkloadTest, ExtendedResourcesShowOnNodesPodsAndWorkloads) {
+  std::string yaml = twin::testing::SmallScenarioYaml(
+      1, "a:8",
+      "generators:\n" + twin::testing::Once("fpga", "a", "batch", 1, 0,
+                                            "gpus_per_pod: 2, duration_hours: 2, "
+                                            "extended_resources: {example.com/fpga: 1}"));
+  const std::string pool = "gpu_model: H100,";
+  yaml.replace(yaml.find(pool), pool.size(), pool + " extended_resources: {example.com/fpga: 2},");
+  auto live = server::testing::MakeLive(yaml);
+  KubeFront front(live.get(), {});
+  ASSERT_TRUE(front.Start().ok());
+  live->Step(Minutes(5));
+
+  const json nodes = Get(front, "/api/v1/nodes");
+  int gpu_nodes = 0;
+  for (const json& n : nodes["items"]) {
+    if (!n["status"]["capacity"].contains("nvidia.com/gpu")) continue;
+    ++gpu_nodes;
+    EXPECT_EQ(n["status"]["capacity"].value("example.com/fpga", ""), "2") << n.dump();
+    EXPECT_EQ(n["status"]["allocatable"].value("example.com/fpga", ""), "2") << n.dump();
+  }
+  EXPECT_EQ(gpu_nodes, 1);
+  const json pods = Get(front, "/api/v1/namespaces/a/pods");
+  int fpga_pods = 0;
+  for (const json& p : pods["items"]) {
+    const json& r = p["spec"]["containers"][0]["resources"];
+    if (!r["requests"].contains("example.com/fpga")) continue;
+    ++fpga_pods;
+    EXPECT_EQ(r["requests"]["example.com/fpga"], "1") << p.dump();
+    EXPECT_EQ(r["limits"]["example.com/fpga"], "1") << p.dump();  // Requests equal limits.
+  }
+  EXPECT_EQ(fpga_pods, 1) << pods.dump();
+  const json workloads = Get(front, "/apis/kueue.x-k8s.io/v1beta1/workloads");
+  ASSERT_EQ(workloads["items"].size(), 1u);
+  EXPECT_EQ(workloads["items"][0]["spec"]["podSets"][0]["template"]["spec"]["containers"][0]
+                     ["resources"]["requests"]
+                         .value("example.com/fpga", ""),
+            "1");
+}
+
 }  // namespace
 }  // namespace steward::kubefront

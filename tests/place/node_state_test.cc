@@ -66,5 +66,29 @@ TEST(NodeStateTest, ReleaseUndoesApply) {
   EXPECT_EQ(c.log_end() - c.log_begin(), 2u);
 }
 
+TEST(NodeStateTest, ExtendedResourcesBoundFitAndCountAndAreGivenBack) {
+  NodeSpec spec = Node("a", 64, 8, "H100");
+  spec.extended[1] = 3;  // Slot 1: three of some device.
+  ClusterState c = MakeCluster({spec});
+  NodeState n = c.node(0);
+  PodRequest pod = Pod(1000, 1, 1000);
+  EXPECT_TRUE(Fits(n, pod));
+  EXPECT_EQ(PodsThatFit(n, pod), 8);  // GPUs bound it.
+  pod.extended[1] = 2;
+  EXPECT_TRUE(Fits(n, pod));
+  EXPECT_EQ(PodsThatFit(n, pod), 1);  // 3 / 2 devices.
+  pod.extended[0] = 1;                // A slot the node has none of.
+  EXPECT_FALSE(Fits(n, pod));
+  pod.extended[0] = 0;
+  const GpuList gpus = TightestGpus(n, pod);
+  ApplyPod(n, pod, gpus);
+  EXPECT_EQ(n.extended_free[1], 1);
+  EXPECT_FALSE(Fits(n, pod));
+  EXPECT_EQ(AfterTightest(c.node(0), pod).extended_free[1], 1);
+  ReleasePod(n, pod, gpus);
+  EXPECT_EQ(n.extended_free[1], 3);
+  EXPECT_TRUE(Fits(n, pod));
+}
+
 }  // namespace
 }  // namespace steward::place

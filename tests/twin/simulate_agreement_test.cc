@@ -39,6 +39,8 @@ std::string WorkloadObjects(const Twin& t, const std::map<std::string, bool>& ho
            std::to_string(ps.gpus_per_pod) + "\"";
       if (ps.cpu_milli > 0) y += ", cpu: " + std::to_string(ps.cpu_milli) + "m";
       if (ps.memory_mib > 0) y += ", memory: " + std::to_string(ps.memory_mib) + "Mi";
+      for (const auto& [name, count] : ps.extended_resources)
+        y += ", " + name + ": \"" + std::to_string(count) + "\"";
       y += "}}\n";
     }
     if (auto h = holding.find(w.name); h != holding.end() && h->second) {
@@ -63,14 +65,18 @@ struct Outcome {
 // The twin runs to `before` (the state handed to simulate: who holds quota then) and on to five
 // minutes past `after`; simulate starts from the `before` state with every workload the twin
 // has by the end.
+// `pool_fields` are added to the one pool's fields.
 Outcome RunBoth(const std::string& policy, int nodes, const std::string& generators,
-                SimDuration before = SimDuration(), SimDuration after = SimDuration()) {
+                SimDuration before = SimDuration(), SimDuration after = SimDuration(),
+                const std::string& pool_fields = "") {
   const std::string policy_file = testing::WriteTempFile("agreement-policy.yaml", policy);
   TwinOptions o;
   o.policy_files = {policy_file};
-  auto t = Twin::Create(testing::MustParse(testing::SmallScenarioYaml(
-                            nodes, "team-a:0,team-b:0", "generators:\n" + generators)),
-                        o);
+  std::string yaml =
+      testing::SmallScenarioYaml(nodes, "team-a:0,team-b:0", "generators:\n" + generators);
+  const std::string pool = "gpu_model: H100,";
+  yaml.replace(yaml.find(pool), pool.size(), pool + pool_fields);
+  auto t = Twin::Create(testing::MustParse(yaml), o);
   EXPECT_TRUE(t.ok()) << t.status().message();
   Outcome out;
   if (!t.ok()) return out;
@@ -104,17 +110,24 @@ std::string Gen(const std::string& name, const std::string& team, int pods, int 
                            ", duration_hours: 10" + extra);
 }
 
-// Two ClusterQueues in cohort org covering GPUs, CPU and memory: 8 GPUs, 16 cores and 256 GiB
-// each, no preemption.
-std::string CpuMemoryPolicyYaml() {
-  auto cq = [](const std::string& name) {
+// Two ClusterQueues in cohort org covering GPUs and `others` (8 GPUs each and, per other
+// resource, the nominal quota given), no preemption.
+std::string CoveringPolicyYaml(const std::map<std::string, std::string>& others) {
+  std::string covered = "nvidia.com/gpu", quotas;
+  for (const auto& [name, nominal] : others) {
+    covered += ", " + name;
+    quotas += "      - {name: " + name + ", nominalQuota: " + nominal + "}\n";
+  }
+  auto cq = [&](const std::string& name) {
     return "---\napiVersion: kueue.x-k8s.io/v1beta1\nkind: ClusterQueue\nmetadata: {name: " + name +
            "}\nspec:\n  cohort: org\n  namespaceSelector: {}\n  resourceGroups:\n"
-           "  - coveredResources: [nvidia.com/gpu, cpu, memory]\n    flavors:\n    - name: h100\n"
-           "      resources:\n      - {name: nvidia.com/gpu, nominalQuota: 8}\n"
-           "      - {name: cpu, nominalQuota: 16}\n      - {name: memory, nominalQuota: 256Gi}\n"
-           "---\napiVersion: kueue.x-k8s.io/v1beta1\nkind: LocalQueue\nmetadata: {name: " +
-           name + ", namespace: " + name + "}\nspec: {clusterQueue: " + name + "}\n";
+           "  - coveredResources: [" +
+           covered +
+           "]\n    flavors:\n    - name: h100\n"
+           "      resources:\n      - {name: nvidia.com/gpu, nominalQuota: 8}\n" +
+           quotas +
+           "---\napiVersion: kueue.x-k8s.io/v1beta1\nkind: LocalQueue\nmetadata: {name: " + name +
+           ", namespace: " + name + "}\nspec: {clusterQueue: " + name + "}\n";
   };
   return "apiVersion: kueue.x-k8s.io/v1beta1\nkind: ResourceFlavor\nmetadata: {name: h100}\n" +
          cq("team-a") + cq("team-b");
@@ -185,13 +198,13 @@ TEST(SimulateAgreementTest, CpuAndMemoryCountAgainstQuota) {
       // a1 and b1 (heads, within nominal) take 12 of their 16 cores each; a2 would borrow 8 of
       // the 4 cores team-b leaves unused: pending.
       {"cpu",
-       CpuMemoryPolicyYaml(),
+       CoveringPolicyYaml({{"cpu", "16"}, {"memory", "256Gi"}}),
        Gen("a1", "team-a", 1, 4, 0, cpu) + Gen("a2", "team-a", 1, 4, 0, cpu) +
            Gen("b1", "team-b", 1, 4, 0, cpu),
        {{"a1-000000", true}, {"a2-000000", false}, {"b1-000000", true}}},
       // The same with memory: 192 of 256 GiB each; a2 would need 128 GiB borrowed of 64.
       {"memory",
-       CpuMemoryPolicyYaml(),
+       CoveringPolicyYaml({{"cpu", "16"}, {"memory", "256Gi"}}),
        Gen("a1", "team-a", 1, 4, 0, memory) + Gen("a2", "team-a", 1, 4, 0, memory) +
            Gen("b1", "team-b", 1, 4, 0, memory),
        {{"a1-000000", true}, {"a2-000000", false}, {"b1-000000", true}}},
@@ -208,6 +221,28 @@ TEST(SimulateAgreementTest, CpuAndMemoryCountAgainstQuota) {
     EXPECT_EQ(o.twin_admitted, c.admitted);
     EXPECT_EQ(o.simulate_admitted, c.admitted);
   }
+}
+
+// Extended resources count as Kueue counts them: each ClusterQueue holds one FPGA, so the
+// second FPGA job of team-a waits though GPUs (12 of 16) and nodes (4 FPGAs each) have room.
+TEST(SimulateAgreementTest, ExtendedResourcesCountAgainstQuota) {
+  const std::string fpga = ", extended_resources: {example.com/fpga: 1}";
+  const std::string nodes = " extended_resources: {example.com/fpga: 4},";
+  Outcome o = RunBoth(CoveringPolicyYaml({{"example.com/fpga", "1"}}), 2,
+                      Gen("a1", "team-a", 1, 4, 0, fpga) + Gen("a2", "team-a", 1, 4, 0, fpga) +
+                          Gen("b1", "team-b", 1, 4, 0, fpga),
+                      SimDuration(), SimDuration(), nodes);
+  const std::map<std::string, bool> want = {
+      {"a1-000000", true}, {"a2-000000", false}, {"b1-000000", true}};
+  EXPECT_EQ(o.twin_admitted, want);
+  EXPECT_EQ(o.simulate_admitted, want);
+  // ClusterQueues covering GPUs only block an FPGA job (BlockUndeclared), not the others.
+  o = RunBoth(testing::TwoTeamPolicyYaml(8, 8, "{}"), 2,
+              Gen("a1", "team-a", 1, 4, 0, fpga) + Gen("a2", "team-a", 1, 4), SimDuration(),
+              SimDuration(), nodes);
+  const std::map<std::string, bool> blocked = {{"a1-000000", false}, {"a2-000000", true}};
+  EXPECT_EQ(o.twin_admitted, blocked);
+  EXPECT_EQ(o.simulate_admitted, blocked);
 }
 
 // Reclaim: team-a borrows team-b's idle 8 (a2, admitted after a1); at 1 h b1 asks for team-b's
