@@ -64,6 +64,39 @@ bool RequiredKind(std::string_view kind) {
   Fail();
 }
 
+// Kueue's Configuration as its installation keeps it: a ConfigMap in kueue-system whose data key
+// holds the Configuration YAML (fair sharing, waitForPodsReady). Absent or unreadable, the
+// simulation runs on Kueue's defaults and says so (unless a file gives the Configuration).
+void ReadKueueConfiguration(live::KubeClient* client, const std::string& server, bool in_files,
+                            govern::SimulationInput* input) {
+  const std::string path =
+      fmt::format("/api/v1/namespaces/{}/configmaps/{}", govern::kKueueConfigMapNamespace,
+                  govern::kKueueConfigMapName);
+  const std::string where =
+      fmt::format("ConfigMap {}/{}", govern::kKueueConfigMapNamespace, govern::kKueueConfigMapName);
+  live::ApiResult cm = client->Get(path);
+  if (!cm.ok()) {
+    if (!in_files)
+      std::cerr << fmt::format(
+          "steward policy simulate: note: no Kueue Configuration read ({}: {}); simulating "
+          "with Kueue's defaults (no fair sharing, no waitForPodsReady)\n",
+          where, cm.error().reason.empty() ? cm.error().message : cm.error().reason);
+    return;
+  }
+  const nlohmann::json& data = cm.value().value("data", nlohmann::json::object());
+  if (!data.contains(govern::kKueueConfigMapKey) || !data[govern::kKueueConfigMapKey].is_string()) {
+    if (!in_files)
+      std::cerr << fmt::format(
+          "steward policy simulate: note: {} has no {}; simulating with Kueue's defaults\n", where,
+          govern::kKueueConfigMapKey);
+    return;
+  }
+  Status s = govern::ImportSimulationYaml(
+      data[govern::kKueueConfigMapKey].get<std::string>(),
+      fmt::format("{}{} data.{}", server, path, govern::kKueueConfigMapKey), input);
+  if (!s.ok()) SimulateDie(s.message());
+}
+
 // Reads the cluster's Kueue objects through the same importer as files (the list JSON is
 // YAML), then lays the files' objects over them: a file's ClusterQueue replaces the cluster's
 // of the same name. Notes go to stderr.
@@ -129,6 +162,8 @@ govern::SimulationInput ReadClusterForSimulation(const std::string& kubeconfig,
     Status s = govern::ImportSimulationYaml(l.list.dump(1), server + l.path, &input);
     if (!s.ok()) SimulateDie(s.message());
   }
+  ReadKueueConfiguration(client->get(), server, from_files.policy.configuration.has_value(),
+                         &input);
   for (const std::string& r : govern::OverlaySimulationInput(&input, std::move(from_files)))
     std::cerr << "steward policy simulate: note: " << r
               << " from the files replaces the cluster's\n";

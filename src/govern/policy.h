@@ -181,6 +181,12 @@ struct WaitForPodsReadyConfig {
   std::optional<int32_t> backoff_limit_count;  // nullopt = retry forever.
 };
 
+// Where Kueue's manifests keep the manager's Configuration: a ConfigMap whose data key holds the
+// Configuration YAML.
+inline constexpr const char* kKueueConfigMapNamespace = "kueue-system";
+inline constexpr const char* kKueueConfigMapName = "kueue-manager-config";
+inline constexpr const char* kKueueConfigMapKey = "controller_manager_config.yaml";
+
 struct KueueConfiguration {
   std::string api_version = "config.kueue.x-k8s.io/v1beta1";
   bool fair_sharing = false;

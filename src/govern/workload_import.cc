@@ -405,7 +405,10 @@ std::vector<std::string> OverlaySimulationInput(SimulationInput* base, Simulatio
       &base->workloads, std::move(overlay.workloads), "Workload",
       [](const WorkloadObject& w) { return w.request.namespace_name + "/" + w.request.name; },
       &replaced);
-  if (o.configuration) b.configuration = std::move(o.configuration);
+  if (o.configuration) {
+    if (b.configuration) replaced.push_back("Kueue Configuration");
+    b.configuration = std::move(o.configuration);
+  }
   for (std::string& d : o.passthrough_documents) b.passthrough_documents.push_back(std::move(d));
   for (std::string& w : o.warnings) b.warnings.push_back(std::move(w));
   return replaced;

@@ -58,7 +58,7 @@ Result<int> KubeFront::Start() {
     e.verbs = {"get", "list", "watch", "create", "update", "patch", "delete"};
     return add(std::move(e));
   }();
-  add(kube::ConfigMapsResource());
+  ids.config_maps = add(kube::ConfigMapsResource());
   ids.pdbs = add(kube::PodDisruptionBudgetsResource());
   add(kube::LeasesResource());
   ids.deployments = add(kube::DeploymentsResource());

@@ -169,6 +169,15 @@ KueueObjects BuildKueueObjects(const twin::Twin& twin, const twin::SchedulerRepo
     json o = std::move(j).value();
     const std::string kind = o.value("kind", "");
     const std::string api = o.value("apiVersion", "");
+    if (kind == "Configuration" && api.rfind("config.kueue.x-k8s.io/", 0) == 0) {
+      json cm = {{"apiVersion", "v1"},
+                 {"kind", "ConfigMap"},
+                 {"metadata", Meta("ConfigMap", govern::kKueueConfigMapNamespace,
+                                   govern::kKueueConfigMapName, created)},
+                 {"data", {{govern::kKueueConfigMapKey, YAML::Dump(doc) + "\n"}}}};
+      k.config_maps.push_back(std::move(cm));
+      continue;
+    }
     if (api.rfind("kueue.x-k8s.io/", 0) != 0) continue;
     const std::string name = o["metadata"].value("name", "");
     const std::string ns = o["metadata"].value("namespace", "");

@@ -30,6 +30,9 @@ struct QueueCounts {
 struct KueueObjects {
   std::vector<nlohmann::json> resource_flavors, cohorts, cluster_queues, local_queues,
       priority_classes, volcano_queues;
+  // Kueue's manager ConfigMap (govern::kKueueConfigMapName) holding the policy's
+  // Configuration, as Kueue's installation does; empty without one.
+  std::vector<nlohmann::json> config_maps;
 };
 KueueObjects BuildKueueObjects(const twin::Twin& twin, const twin::SchedulerReport& scheduler,
                                const QueueCounts& counts, int64_t created_micros);

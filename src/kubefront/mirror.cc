@@ -335,6 +335,7 @@ void TwinMirror::SyncQueues(const twin::Twin& twin, std::vector<Change>& out) {
   put_all(ids_.local_queues, k.local_queues);
   put_all(ids_.priority_classes, k.priority_classes);
   put_all(ids_.volcano_queues, k.volcano_queues);
+  put_all(ids_.config_maps, k.config_maps);
 }
 
 void TwinMirror::Sync(const twin::Twin& twin) {

@@ -12,8 +12,9 @@
 // Workload, owner objects, pods and budget are deleted) and the mirror forgets them.
 //
 // Events (core/v1) are emitted for what an SRE would see in `kubectl get events`: a pod
-// scheduled, a workload admitted, preempted, evicted by a drain or failed, a node cordoned or uncordoned, a GPU XID; the
-// last `max_events` are kept (Kubernetes keeps an hour; the twin may run an hour in seconds).
+// scheduled, a workload admitted, preempted, evicted by a drain or failed, a node cordoned or
+// uncordoned, a GPU XID; the last `max_events` are kept (Kubernetes keeps an hour; the twin may run
+// an hour in seconds).
 //
 // Thread-safety: everything runs on the twin's thread (Sync from LiveTwin's observer, the
 // overlay setters from writes applied through LiveTwin::Control). Not thread-safe otherwise.
@@ -45,6 +46,7 @@ struct StoreIds {
   int resource_flavors = -1, cohorts = -1, cluster_queues = -1, local_queues = -1,
       priority_classes = -1, workloads = -1;
   int volcano_queues = -1, pod_groups = -1;  // -1 when Volcano objects are not served.
+  int config_maps = -1;
 };
 
 struct MirrorOptions {
@@ -75,7 +77,8 @@ class TwinMirror {
   const std::map<std::string, std::string>& NodeAnnotations(model::NodeId n) const;
   void SetNodeAnnotations(model::NodeId n, std::map<std::string, std::string> annotations);
   const PodExtras* FindPodExtras(int32_t pod_id) const;
-  void SetPodMetadata(model::WorkloadId w, int32_t pod_id, std::map<std::string, std::string> labels,
+  void SetPodMetadata(model::WorkloadId w, int32_t pod_id,
+                      std::map<std::string, std::string> labels,
                       std::map<std::string, std::string> annotations);
   // The pod is being deleted (an eviction or a DELETE with a grace): deletionTimestamp set
   // until the twin stops it.
@@ -153,8 +156,8 @@ class TwinMirror {
   std::vector<uint64_t> node_overlay_;
   std::vector<int64_t> xid_since_, missing_since_;
   size_t scanned_runs_ = 0;
-  std::map<model::WorkloadId, WorkloadState> live_;  // Unfinished workloads, by id.
-  std::set<model::WorkloadId> dirty_;                // Overlays changed since the last Sync.
+  std::map<model::WorkloadId, WorkloadState> live_;       // Unfinished workloads, by id.
+  std::set<model::WorkloadId> dirty_;                     // Overlays changed since the last Sync.
   std::unordered_map<std::string, PodKey> pods_by_name_;  // "ns/name".
   std::set<std::string> operator_pods_;                   // "ns/name".
   std::unordered_map<int32_t, PodExtras> pod_overlays_;   // Written through the API.
@@ -162,7 +165,8 @@ class TwinMirror {
   std::map<std::pair<int, std::string>, nlohmann::json> queue_objects_;  // (store, key) -> last.
   QueueCounts counts_;
   std::vector<kube::Event> pending_events_;
-  std::vector<std::pair<std::string, std::string>> event_log_;  // Published (ns, name), oldest first.
+  std::vector<std::pair<std::string, std::string>>
+      event_log_;  // Published (ns, name), oldest first.
   size_t event_log_start_ = 0;
   uint64_t event_counter_ = 0;
 };
