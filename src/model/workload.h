@@ -73,6 +73,10 @@ struct PodSet {
   // given, as for every workload before generators could say (the default twin's).
   int64_t cpu_milli = 0;
   int64_t memory_mib = 0;
+  // Kueue partial admission (spec.podSets[].minCount): the fewest pods, 1..count, the set may be
+  // admitted with when the whole workload does not fit; 0 = none (all or nothing). Only the
+  // kueue admitter reads it (docs/governance.md).
+  int min_count = 0;
 
   bool SharesGpu() const { return gpu_milli < 1000 || !mig_profile.empty(); }
 };
