@@ -11,6 +11,7 @@
 #include <tuple>
 
 #include "govern/governance_engine.h"
+#include "govern/partial_admission.h"
 
 namespace steward::govern {
 namespace {
@@ -40,11 +41,6 @@ struct Entry {
   WorkloadRequest req;  // Possibly with reduced counts (partial admission).
   Decision d;
 };
-
-bool Admissible(const Decision& d) {
-  return d.mode == AdmissionMode::kFit ||
-         (d.mode == AdmissionMode::kNeedsPreemption && !d.victims.empty());
-}
 
 class Simulator {
  public:
@@ -159,48 +155,12 @@ class Simulator {
     return std::tie(a.req.namespace_name, a.req.name) < std::tie(b.req.namespace_name, b.req.name);
   }
 
-  bool HasPartial(const Item& it) const {
-    for (int32_t m : it.obj->min_counts)
-      if (m >= 0) return true;
-    return false;
-  }
-
   // Kueue's nomination: the full request, else (partial admission) the largest reduced counts
-  // that are admissible, found by binary search over the pods that may be dropped.
+  // that are admissible (partial_admission.h, shared with the twin).
   Entry Nominate(int index, SimTime now) const {
     const Item& it = items_[index];
-    Entry e{index, it.req, engine_->TryAdmit(it.req, now)};
-    if (Admissible(e.d) || !HasPartial(it)) return e;
-    const auto& mins = it.obj->min_counts;
-    int64_t total = 0;
-    for (size_t i = 0; i < mins.size(); ++i)
-      if (mins[i] >= 0) total += it.req.pod_sets[i].count - mins[i];
-    auto reduced = [&](int64_t keep) {
-      WorkloadRequest r = it.req;
-      for (size_t i = 0; i < mins.size(); ++i) {
-        if (mins[i] < 0) continue;
-        int64_t delta = r.pod_sets[i].count - mins[i];
-        r.pod_sets[i].count = static_cast<int32_t>(mins[i] + (total ? delta * keep / total : 0));
-      }
-      return r;
-    };
-    int64_t lo = 0, hi = total - 1, best = -1;
-    Decision best_d;
-    while (lo <= hi) {
-      int64_t mid = (lo + hi) / 2;
-      Decision d = engine_->TryAdmit(reduced(mid), now);
-      if (Admissible(d)) {
-        best = mid, best_d = std::move(d);
-        lo = mid + 1;
-      } else {
-        hi = mid - 1;
-      }
-    }
-    if (best >= 0) {
-      e.req = reduced(best);
-      e.d = std::move(best_d);
-    }
-    return e;
+    Nomination n = NominateWithPartialAdmission(*engine_, it.req, it.obj->min_counts, now);
+    return Entry{index, std::move(n.request), std::move(n.decision)};
   }
 
   std::vector<int> OrderEntries(std::vector<Entry>& entries) const {

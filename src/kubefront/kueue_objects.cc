@@ -274,7 +274,8 @@ nlohmann::json WorkloadObject(const twin::Twin& twin, const twin::WorkloadRun& r
   meta["labels"] = {{"kueue.x-k8s.io/job-uid",
                      kube::UidFor(owner_kind + "/" + w.namespace_name + "/" + owner_name)}};
   json pod_sets = json::array();
-  for (const model::PodSet& ps : w.pod_sets) {
+  for (size_t i = 0; i < w.pod_sets.size(); ++i) {
+    const model::PodSet& ps = w.pod_sets[i];
     json requests = json::object();
     if (!ps.mig_profile.empty())
       requests["nvidia.com/mig-" + ps.mig_profile] = "1";
@@ -287,9 +288,11 @@ nlohmann::json WorkloadObject(const twin::Twin& twin, const twin::WorkloadRun& r
     if (ps.memory_mib > 0) requests["memory"] = fmt::format("{}Mi", ps.memory_mib);
     for (const auto& [name, amount] : ps.extended_resources)
       requests[name] = std::to_string(amount);
+    // Partially admitted: the spec keeps the count asked for, the admission says how many.
+    const int asked = i < run.requested_counts.size() ? run.requested_counts[i] : ps.count;
     const int count = w.kind == model::WorkloadKind::kInference
                           ? std::max(run.desired_replicas, ps.count)
-                          : ps.count;
+                          : asked;
     pod_sets.push_back({{"name", ps.name.empty() ? "main" : ps.name},
                         {"count", count},
                         {"template",
@@ -297,6 +300,7 @@ nlohmann::json WorkloadObject(const twin::Twin& twin, const twin::WorkloadRun& r
                            {{"containers",
                              {{{"name", ps.name.empty() ? "main" : ps.name},
                                {"resources", {{"requests", requests}}}}}}}}}}});
+    if (ps.min_count > 0) pod_sets.back()["minCount"] = ps.min_count;
   }
   json spec = {{"queueName", LocalQueueOf(twin, w)}, {"podSets", pod_sets}, {"active", true}};
   if (!w.priority_class.empty()) {
@@ -333,6 +337,7 @@ nlohmann::json WorkloadObject(const twin::Twin& twin, const twin::WorkloadRun& r
       for (const auto& [r, f] : admission.flavors)
         if (r == resource || admission.flavors.size() == 1) flavor = f;
       flavors[resource] = flavor;
+      // The admitted count: under partial admission fewer than the spec asks for.
       const int count =
           w.kind == model::WorkloadKind::kInference ? static_cast<int>(run.pods.size()) : ps.count;
       usage[resource] = std::to_string(static_cast<int64_t>(count) *

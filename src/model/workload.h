@@ -78,6 +78,10 @@ struct PodSet {
   int64_t memory_mib = 0;
   // Extended resources per pod by name (model/extended_resources.h); empty for most pods.
   std::map<std::string, int64_t> extended_resources = {};
+  // Kueue partial admission (spec.podSets[].minCount): the fewest pods, 1..count, the set may be
+  // admitted with when the whole workload does not fit; 0 = none (all or nothing). Only the
+  // kueue admitter reads it (docs/governance.md).
+  int min_count = 0;
 
   bool SharesGpu() const { return gpu_milli < 1000 || !mig_profile.empty(); }
 };

@@ -56,6 +56,10 @@ class AdmissionHost {
   // Restricts `id`'s pods to GPU model `gpu_model` (-1 = any), as Kueue injects the assigned
   // flavor's nodeLabels into the pods' nodeSelector at admission.
   virtual void SetGpuModel(model::WorkloadId id, int gpu_model) = 0;
+  // Kueue's partial admission: runs `id` with counts[i] pods in pod set i (fewer than it asked
+  // for), as Kueue sets a Job's parallelism to the admitted count; an empty `counts` restores
+  // the counts it was submitted with (Kueue restores the Job when it loses its admission).
+  virtual void SetAdmittedCounts(model::WorkloadId id, const std::vector<int>& counts) = 0;
   // When `id` last became pending (arrival or requeue), for admission wait times.
   virtual SimTime PendingSince(model::WorkloadId id) const = 0;
   // Asks for an admission cycle at `t` (>= Now()), e.g. when a backoff ends.

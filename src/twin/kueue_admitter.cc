@@ -15,6 +15,7 @@
 #include <unordered_set>
 
 #include "govern/governance_engine.h"
+#include "govern/partial_admission.h"
 #include "govern/pods_ready_tracker.h"
 #include "govern/policy.h"
 #include "govern/policy_io.h"
@@ -388,9 +389,11 @@ class KueueAdmitter final : public Admitter {
         Written(e.id, pass);
         inadmissible_.insert(e.id);
         const model::Workload& w = host.workload(e.id);
-        // Only a workload of one shape speaks for others: a failure of several pod sets
-        // (more GPUs in all than its first) says nothing about a smaller single set.
-        if (HasShape(w)) {
+        // Only a failure of one pod set without extended resources dominates: the shape
+        // describes pod set 0's pods, GPUs, CPU and memory alone. A failure with a min count
+        // tried its full count first, so it still dominates by that count.
+        if (w.kind != model::WorkloadKind::kInference && w.pod_sets.size() == 1 &&
+            w.pod_sets[0].extended_resources.empty()) {
           failures.push_back(
               Failure{ShapeOf(w), last_reason_, last_detail_, w.name,
                       std::make_shared<const std::string>(fmt::format(
@@ -414,11 +417,12 @@ class KueueAdmitter final : public Admitter {
     const model::PodSet& ps = w.pod_sets[0];
     return {w.gpu_model, ps.count, ps.gpus_per_pod, ps.cpu_milli, ps.memory_mib};
   }
-  // Workloads with extended resources stay out of the shape index (and never dominate): the
-  // shape does not compare them.
+  // Workloads with extended resources stay out of the shape index (the shape does not compare
+  // them), and so do those with a min count, which may fit reduced where a same-shape one
+  // without did not: they are never dominated (always tried).
   static bool HasShape(const model::Workload& w) {
     return w.kind != model::WorkloadKind::kInference && w.pod_sets.size() == 1 &&
-           w.pod_sets[0].extended_resources.empty();
+           w.pod_sets[0].extended_resources.empty() && w.pod_sets[0].min_count == 0;
   }
   void Insert(const AdmissionHost& host, int cq, const Entry& e) {
     CqQueue& q = queues_[cq];
@@ -585,6 +589,8 @@ class KueueAdmitter final : public Admitter {
         if (!done) retry_placement_.insert(id);
         continue;
       }
+      // Requeued after losing its admission (preempted, evicted): asks for every pod again.
+      host.SetAdmittedCounts(id, {});
       const model::Workload& w = host.workload(id);
       if (!w.pod_group.empty() && !FindPodGroup(w)) {
         host.SetPendingReason(
@@ -612,19 +618,48 @@ class KueueAdmitter final : public Admitter {
     }
   }
 
+  // Kueue's partial admission: per pod set its min count as govern's nomination takes it (-1 =
+  // none); empty when no set has one. Services and PodGroup (Volcano) workloads have none.
+  static std::vector<int32_t> MinCounts(const model::Workload& w) {
+    std::vector<int32_t> mins;
+    if (w.kind == model::WorkloadKind::kInference || !w.pod_group.empty() ||
+        std::none_of(w.pod_sets.begin(), w.pod_sets.end(),
+                     [](const model::PodSet& ps) { return ps.min_count > 0; }))
+      return mins;
+    for (const model::PodSet& ps : w.pod_sets) mins.push_back(ps.min_count > 0 ? ps.min_count : -1);
+    return mins;
+  }
+
   // One admission attempt. On failure the reason is set on the host and kept in last_reason_ /
-  // last_detail_.
+  // last_detail_, and a workload the attempt reduced asks for all its pods again.
   Outcome TryOne(AdmissionHost& host, model::WorkloadId id, bool allow_borrow) {
+    bool reduced = false;
+    const Outcome o = Attempt(host, id, allow_borrow, &reduced);
+    if (reduced && o != Outcome::kAdmitted) host.SetAdmittedCounts(id, {});
+    return o;
+  }
+  Outcome Attempt(AdmissionHost& host, model::WorkloadId id, bool allow_borrow, bool* reduced) {
     // Each attempt starts from the workload's own GPU model (a pin of an earlier flavor is
     // undone, as Kueue restores the pod template when a workload loses its admission).
     if (auto pin = pinned_.find(id); pin != pinned_.end()) {
       host.SetGpuModel(id, pin->second);
       pinned_.erase(pin);
     }
-    const govern::WorkloadRequest req = Request(host, id);
     const SimTime pending_since = host.PendingSince(id);
-    govern::Decision d = engine_->TryAdmit(req, host.Now());
+    // The full request, else (min counts) the most pods that are admissible: the search
+    // `policy simulate` runs (govern/partial_admission.h).
+    govern::Nomination n = govern::NominateWithPartialAdmission(
+        *engine_, Request(host, id), MinCounts(host.workload(id)), host.Now());
+    const govern::WorkloadRequest& req = n.request;
+    govern::Decision& d = n.decision;
     if (!allow_borrow && d.borrows) return Outcome::kBorrowsLater;
+    if (n.reduced) {
+      // The twin places and runs the admitted pods only.
+      std::vector<int> counts;
+      for (const govern::PodSetRequest& ps : req.pod_sets) counts.push_back(ps.count);
+      host.SetAdmittedCounts(id, counts);
+      *reduced = true;
+    }
     if (d.mode == govern::AdmissionMode::kNeedsPreemption) {
       std::vector<model::WorkloadId> victims;
       for (const auto& v : d.victims)

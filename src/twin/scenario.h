@@ -77,11 +77,13 @@ struct UsageSpec {
 inline constexpr std::string_view kGeneratorLabel = "app.kubernetes.io/name";
 
 // One pod set of a generator's workloads (`pod_sets:`, Kueue's spec.podSets): `count` pods of
-// `gpus_per_pod` whole GPUs each.
+// `gpus_per_pod` whole GPUs each; `min_count` (1..count, 0 = none) lets a Kueue policy admit
+// the set with fewer pods (Kueue's minCount, partial admission).
 struct PodSetSpec {
   std::string name;
   int count = 1;
   int gpus_per_pod = 1;
+  int min_count = 0;
 };
 
 // The diagnose's right-sizing applied to a generator's workloads (docs/scenario.md). Off by

@@ -39,7 +39,7 @@ Status ParseUsage(const Reader& r, const YAML::Node& n, const std::string& path,
 }
 
 // gpu_milli / mig_profile: a pod that takes part of one GPU.
-// pod_sets: [{name, count, gpus_per_pod}], the long form of pods x gpus_per_pod.
+// pod_sets: [{name, count, gpus_per_pod, min_count}], the long form of pods x gpus_per_pod.
 Status ParsePodSets(const Reader& r, const YAML::Node& n, const std::string& path,
                     GeneratorSpec* g) {
   const YAML::Node list = n["pod_sets"];
@@ -61,11 +61,12 @@ Status ParsePodSets(const Reader& r, const YAML::Node& n, const std::string& pat
   for (size_t i = 0; i < list.size(); ++i) {
     const YAML::Node ps = list[i];
     const std::string at = fmt::format("{}[{}]", field, i);
-    STEWARD_RETURN_IF_ERROR(r.CheckKeys(ps, at, {"name", "count", "gpus_per_pod"}));
+    STEWARD_RETURN_IF_ERROR(r.CheckKeys(ps, at, {"name", "count", "gpus_per_pod", "min_count"}));
     PodSetSpec s;
     STEWARD_RETURN_IF_ERROR(r.Get(ps, "name", at, &s.name, true));
     STEWARD_RETURN_IF_ERROR(r.Get(ps, "count", at, &s.count));
     STEWARD_RETURN_IF_ERROR(r.Get(ps, "gpus_per_pod", at, &s.gpus_per_pod));
+    STEWARD_RETURN_IF_ERROR(r.Get(ps, "min_count", at, &s.min_count));
     if (s.name.empty() || s.name.size() > 63 ||
         !std::all_of(s.name.begin(), s.name.end(), [](char c) {
           return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
@@ -81,6 +82,9 @@ Status ParsePodSets(const Reader& r, const YAML::Node& n, const std::string& pat
     if (s.gpus_per_pod < 1 || s.gpus_per_pod > kMaxGpusPerPod)
       return r.Error(ps["gpus_per_pod"], at + ".gpus_per_pod",
                      fmt::format("must lie in [1, {:g}]", kMaxGpusPerPod));
+    if (ps["min_count"] && (s.min_count < 1 || s.min_count > s.count))
+      return r.Error(ps["min_count"], at + ".min_count",
+                     fmt::format("must lie in [1, count = {}]", s.count));
     total += s.count;
     if (total > kMaxPodsPerWorkload)
       return r.Error(ps["count"], at + ".count",

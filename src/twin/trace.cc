@@ -46,8 +46,9 @@ bool IsDnsLabel(std::string_view s) {
   });
 }
 
-// The pod_sets column: `name:count:gpus_per_pod` entries separated by ';' (the generators'
-// `pod_sets: [{name, count, gpus_per_pod}]` in one CSV field), e.g. `launcher:1:1;worker:4:8`.
+// The pod_sets column: `name:count:gpus_per_pod[:min_count]` entries separated by ';' (the
+// generators' `pod_sets: [{name, count, gpus_per_pod, min_count}]` in one CSV field), e.g.
+// `launcher:1:1;worker:4:8:2`.
 Status ParsePodSets(const CsvReader& csv, int column, std::vector<model::PodSet>* out) {
   std::string_view text = csv.Field(column);
   int64_t total = 0;
@@ -58,9 +59,11 @@ Status ParsePodSets(const CsvReader& csv, int column, std::vector<model::PodSet>
     if (entry.empty()) continue;
     const size_t a = entry.find(':');
     const size_t b = a == std::string_view::npos ? a : entry.find(':', a + 1);
-    if (b == std::string_view::npos || entry.find(':', b + 1) != std::string_view::npos)
-      return csv.Error(column, fmt::format("'{}' is not name:count:gpus_per_pod (pod sets "
-                                           "separated by ';', e.g. launcher:1:1;worker:4:8)",
+    const size_t c = b == std::string_view::npos ? b : entry.find(':', b + 1);
+    if (b == std::string_view::npos ||
+        (c != std::string_view::npos && entry.find(':', c + 1) != std::string_view::npos))
+      return csv.Error(column, fmt::format("'{}' is not name:count:gpus_per_pod[:min_count] (pod "
+                                           "sets separated by ';', e.g. launcher:1:1;worker:4:8:2)",
                                            entry));
     const std::string_view name = entry.substr(0, a);
     if (!IsDnsLabel(name))
@@ -86,12 +89,18 @@ Status ParsePodSets(const CsvReader& csv, int column, std::vector<model::PodSet>
     int64_t count = 0, gpus = 0;
     STEWARD_RETURN_IF_ERROR(
         integer(entry.substr(a + 1, b - a - 1), "count", 1, kMaxPodsPerWorkload, &count));
-    STEWARD_RETURN_IF_ERROR(integer(entry.substr(b + 1), "gpus_per_pod", 1, kMaxGpusPerPod, &gpus));
+    STEWARD_RETURN_IF_ERROR(
+        integer(entry.substr(b + 1, c == std::string_view::npos ? c : c - b - 1), "gpus_per_pod", 1,
+                kMaxGpusPerPod, &gpus));
+    int64_t min_count = 0;
+    if (c != std::string_view::npos)
+      STEWARD_RETURN_IF_ERROR(integer(entry.substr(c + 1), "min_count", 1, count, &min_count));
     total += count;
     if (total > kMaxPodsPerWorkload)
       return csv.Error(column,
                        fmt::format("the pod sets hold more than {} pods", kMaxPodsPerWorkload));
     out->push_back({std::string(name), static_cast<int>(count), static_cast<int>(gpus)});
+    out->back().min_count = static_cast<int>(min_count);
   }
   if (out->empty()) return csv.Error(column, "no pod set (name:count:gpus_per_pod;...)");
   return Status::Ok();

@@ -9,8 +9,9 @@
 //             every pod set's; placement checks them against the node's allocatable),
 //             extended_resources (per pod, every pod set's: `name=count` entries separated
 //             by ';', e.g. `rdma/ib=1`; names the cluster's pools offer),
-//             pod_sets: several pod sets per workload, `name:count:gpus_per_pod` entries
-//             separated by ';' (`launcher:1:1;worker:4:8`, the generators' pod_sets); a row
+//             pod_sets: several pod sets per workload, `name:count:gpus_per_pod[:min_count]`
+//             entries separated by ';' (`launcher:1:1;worker:4:8:2`, the generators'
+//             pod_sets; min_count 1..count lets a Kueue policy admit fewer pods); a row
 //             with pod_sets leaves pods and gpus_per_pod empty, and gpus_per_pod may then be
 //             left out of the header. Rows without it stay the short form.
 // The Alibaba GPU trace v2023 pod list (openb_pod_list_*.csv): GPU pods become single-pod

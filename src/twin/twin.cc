@@ -492,6 +492,20 @@ void Twin::OnSample() {
 
 // ---- Admission host --------------------------------------------------------------------
 
+void Twin::SetAdmittedCounts(model::WorkloadId id, const std::vector<int>& counts) {
+  WorkloadRun& run = runs_[id];
+  std::vector<model::PodSet>& sets = run.spec.pod_sets;
+  if (counts.empty()) {
+    for (size_t i = 0; i < run.requested_counts.size() && i < sets.size(); ++i)
+      sets[i].count = run.requested_counts[i];
+    run.requested_counts.clear();
+    return;
+  }
+  if (run.requested_counts.empty())
+    for (const model::PodSet& ps : sets) run.requested_counts.push_back(ps.count);
+  for (size_t i = 0; i < counts.size() && i < sets.size(); ++i) sets[i].count = counts[i];
+}
+
 int Twin::GpusWanted(model::WorkloadId id) const {
   const WorkloadRun& run = runs_[id];
   if (run.spec.kind != model::WorkloadKind::kInference) return run.spec.TotalGpus();

@@ -250,6 +250,7 @@ class Twin : private AdmissionHost, private TwinOps {
   void SetGpuModel(model::WorkloadId id, int gpu_model) override {
     runs_[id].spec.gpu_model = gpu_model;
   }
+  void SetAdmittedCounts(model::WorkloadId id, const std::vector<int>& counts) override;
   SimTime PendingSince(model::WorkloadId id) const override { return runs_[id].pending_since; }
   void RequestCycleAt(SimTime t) override;
   std::string_view PendingReasonOf(model::WorkloadId id, std::string* detail) const override {

@@ -18,6 +18,9 @@ Result<model::WorkloadId> Twin::Submit(model::Workload w) {
     return Status::InvalidArgument(fmt::format("unknown GPU model index {}", w.gpu_model));
   for (const model::PodSet& ps : w.pod_sets) {
     if (ps.count < 1) return Status::InvalidArgument("pod set " + ps.name + ": count < 1");
+    if (ps.min_count < 0 || ps.min_count > ps.count)
+      return Status::InvalidArgument(fmt::format("pod set {}: min_count {} outside 0..{} (count)",
+                                                 ps.name, ps.min_count, ps.count));
     if (ps.gpus_per_pod < 1 || ps.gpus_per_pod > state_->max_gpus_per_node())
       return Status::InvalidArgument(
           fmt::format("pod set {}: gpus_per_pod {} outside 1..{} (the largest node)", ps.name,

@@ -70,6 +70,9 @@ struct WorkloadRun {
   std::vector<PodAllocation> pods;
   int interruptions = 0;
   bool fault_interrupted = false;  // Stopped at least once by a fault or a drain.
+  // Partial admission (Kueue's minCount): the pod sets' counts as submitted while spec's are
+  // the fewer admitted ones (AdmissionHost::SetAdmittedCounts); empty = not reduced.
+  std::vector<int> requested_counts;
   // Checkpoints (docs/twin.md): the current run segment starts at `started` with a restore of
   // segment_restore, then works; checkpoint events save progress every checkpoint_interval.
   SimDuration segment_restore;

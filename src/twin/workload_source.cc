@@ -121,8 +121,10 @@ class GeneratorSource final : public WorkloadSource {
       w.pod_sets = {{"replica", spec_.min_replicas, gpus}};
     } else if (!spec_.pod_sets.empty()) {
       // The long form: every pod set as declared (the draws above keep the random stream).
-      for (const PodSetSpec& ps : spec_.pod_sets)
+      for (const PodSetSpec& ps : spec_.pod_sets) {
         w.pod_sets.push_back({ps.name, ps.count, ps.gpus_per_pod});
+        w.pod_sets.back().min_count = ps.min_count;
+      }
     } else if (pods > 1) {
       // A distributed job: a gang of identical workers.
       w.pod_sets = {{"worker", pods, gpus}};

@@ -23,7 +23,8 @@ std::string Timestamp(int second) {
 
 // Kueue Workload objects of every run of the twin, created in submit order (one second apart, so
 // the queue order is the twin's); those in `holding` hold quota (status.admission, reserved in
-// the same order).
+// the same order). A partially admitted run asks for its submitted counts with minCount; the
+// count it holds is in status.admission.
 std::string WorkloadObjects(const Twin& t, const std::map<std::string, bool>& holding) {
   std::string y;
   int second = 0;
@@ -32,8 +33,11 @@ std::string WorkloadObjects(const Twin& t, const std::map<std::string, bool>& ho
     y += "---\napiVersion: kueue.x-k8s.io/v1beta1\nkind: Workload\nmetadata: {name: " + w.name +
          ", namespace: " + w.namespace_name + ", creationTimestamp: " + Timestamp(second) +
          "}\nspec:\n  queueName: " + w.queue + "\n  podSets:\n";
-    for (const model::PodSet& ps : w.pod_sets) {
-      y += "  - name: " + ps.name + "\n    count: " + std::to_string(ps.count) +
+    for (size_t i = 0; i < w.pod_sets.size(); ++i) {
+      const model::PodSet& ps = w.pod_sets[i];
+      const int asked = i < r.requested_counts.size() ? r.requested_counts[i] : ps.count;
+      y += "  - name: " + ps.name + "\n    count: " + std::to_string(asked) +
+           (ps.min_count > 0 ? "\n    minCount: " + std::to_string(ps.min_count) : "") +
            "\n    template:\n      spec:\n        containers:\n        - resources: {requests: "
            "{nvidia.com/gpu: \"" +
            std::to_string(ps.gpus_per_pod) + "\"";
@@ -60,6 +64,8 @@ std::string WorkloadObjects(const Twin& t, const std::map<std::string, bool>& ho
 struct Outcome {
   std::map<std::string, bool> holding_before;  // Who held quota in the state simulate starts from.
   std::map<std::string, bool> twin_admitted, simulate_admitted;
+  // Admitted workloads: pods per pod set (fewer than asked under partial admission).
+  std::map<std::string, std::vector<int>> twin_counts, simulate_counts;
 };
 
 // The twin runs to `before` (the state handed to simulate: who holds quota then) and on to five
@@ -87,8 +93,12 @@ Outcome RunBoth(const std::string& policy, int nodes, const std::string& generat
   }
   out.holding_before = holding;
   (*t)->RunUntil(kSimStart + after + Minutes(5));
-  for (const WorkloadRun& r : (*t)->runs())
+  for (const WorkloadRun& r : (*t)->runs()) {
     out.twin_admitted[r.spec.name] = r.state != RunState::kPending;
+    if (r.state != RunState::kPending)
+      for (const model::PodSet& ps : r.spec.pod_sets)
+        out.twin_counts[r.spec.name].push_back(ps.count);
+  }
 
   auto input = govern::LoadSimulationFiles(
       {policy_file,
@@ -98,8 +108,10 @@ Outcome RunBoth(const std::string& policy, int nodes, const std::string& generat
   auto result = govern::Simulate(*input, {});
   EXPECT_TRUE(result.ok()) << result.status().message();
   if (!result.ok()) return out;
-  for (const govern::SimulatedWorkload& w : result->workloads)
+  for (const govern::SimulatedWorkload& w : result->workloads) {
     out.simulate_admitted[w.name] = w.state == "admitted";
+    for (const auto& f : w.flavors) out.simulate_counts[w.name].push_back(f.count);
+  }
   return out;
 }
 
@@ -243,6 +255,80 @@ TEST(SimulateAgreementTest, ExtendedResourcesCountAgainstQuota) {
   const std::map<std::string, bool> blocked = {{"a1-000000", false}, {"a2-000000", true}};
   EXPECT_EQ(o.twin_admitted, blocked);
   EXPECT_EQ(o.simulate_admitted, blocked);
+}
+
+// Partial admission (minCount): team-a and team-b have 8 GPUs each in cohort org; a1 (8, team-a)
+// and b1 (4, team-b) are admitted first (heads within nominal), leaving 4 GPUs that team-a may
+// borrow. Both sides run the same search (govern/partial_admission.h) and must agree on the
+// counts too.
+TEST(SimulateAgreementTest, PartialAdmission) {
+  struct Case {
+    std::string name;
+    std::string generators;
+    std::map<std::string, bool> admitted;            // Hand-worked expectation for both.
+    std::map<std::string, std::vector<int>> counts;  // Of the admitted ones.
+  };
+  const std::string first = Gen("a1", "team-a", 1, 8) + Gen("b1", "team-b", 1, 4);
+  auto sets = [](const std::string& pod_sets) {
+    return testing::Once("el", "team-a", "batch", 1, 0,
+                         "duration_hours: 10, pod_sets: [" + pod_sets + "]");
+  };
+  const std::vector<Case> cases = {
+      // 4 x 2 GPUs, minCount 1: D = 3; keep 1 → 1 + 3/3 = 2 pods (4 GPUs, fits), keep 2 → 3
+      // pods (6 GPUs, does not): 2 pods, borrowing team-b's 4.
+      {"one pod set",
+       first + sets("{name: worker, count: 4, gpus_per_pod: 2, min_count: 1}"),
+       {{"a1-000000", true}, {"b1-000000", true}, {"el-000000", true}},
+       {{"a1-000000", {1}}, {"b1-000000", {1}}, {"el-000000", {2}}}},
+      // minCount 3 = 6 GPUs > 4: even the minimum does not fit, pending in both.
+      {"minimum does not fit",
+       first + sets("{name: worker, count: 4, gpus_per_pod: 2, min_count: 3}"),
+       {{"a1-000000", true}, {"b1-000000", true}, {"el-000000", false}},
+       {{"a1-000000", {1}}, {"b1-000000", {1}}}},
+      // A launcher (1 x 1, no minimum) and workers 6 x 1 with minCount 2: 7 > 4. D = 4 (the
+      // workers'); keep 1 → 2 + 4/4 = 3 workers (4 GPUs with the launcher, fits), keep 2 → 4
+      // workers (5, does not): launcher 1, workers 3.
+      {"two pod sets, one reducible",
+       first + sets("{name: launcher, count: 1, gpus_per_pod: 1}, "
+                    "{name: worker, count: 6, gpus_per_pod: 1, min_count: 2}"),
+       {{"a1-000000", true}, {"b1-000000", true}, {"el-000000", true}},
+       {{"a1-000000", {1}}, {"b1-000000", {1}}, {"el-000000", {1, 3}}}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    Outcome o = RunBoth(testing::TwoTeamPolicyYaml(8, 8, "{}"), 2, c.generators);
+    EXPECT_EQ(o.twin_admitted, c.admitted);
+    EXPECT_EQ(o.simulate_admitted, c.admitted);
+    EXPECT_EQ(o.twin_counts, c.counts);
+    EXPECT_EQ(o.simulate_counts, c.counts);
+  }
+}
+
+// A partially admitted workload handed over to simulate holding quota: status.admission says
+// the count it holds (1 of 4 pods, spec count 4 with minCount 1), and simulate must count that,
+// not the spec. a1 (8, team-a) and b1 (2, team-b) are admitted first; el asks 4 x 4 GPUs with
+// 6 left in the cohort: D = 3, keep 1 → 2 pods (8, no), keep 0 → 1 pod (4, fits, borrowing):
+// 1 pod. At 1 h b2 (2, team-b, within its nominal) fits in the 2 left — it would not if el
+// counted as its full 16.
+TEST(SimulateAgreementTest, PartiallyAdmittedWorkloadIsHandedOverWithItsAdmittedCount) {
+  Outcome o = RunBoth(testing::TwoTeamPolicyYaml(8, 8, "{}"), 2,
+                      Gen("a1", "team-a", 1, 8) + Gen("b1", "team-b", 1, 2) +
+                          testing::Once("el", "team-a", "batch", 1, 0,
+                                        "duration_hours: 10, pod_sets: [{name: worker, count: 4, "
+                                        "gpus_per_pod: 4, min_count: 1}]") +
+                          Gen("b2", "team-b", 1, 2, 1),
+                      Minutes(59), Hours(1));
+  const std::map<std::string, bool> before = {
+      {"a1-000000", true}, {"b1-000000", true}, {"el-000000", true}};
+  EXPECT_EQ(o.holding_before, before);
+  const std::map<std::string, bool> want = {
+      {"a1-000000", true}, {"b1-000000", true}, {"b2-000000", true}, {"el-000000", true}};
+  EXPECT_EQ(o.twin_admitted, want);
+  EXPECT_EQ(o.simulate_admitted, want);
+  const std::map<std::string, std::vector<int>> counts = {
+      {"a1-000000", {1}}, {"b1-000000", {1}}, {"b2-000000", {1}}, {"el-000000", {1}}};
+  EXPECT_EQ(o.twin_counts, counts);
+  EXPECT_EQ(o.simulate_counts, counts);
 }
 
 // Reclaim: team-a borrows team-b's idle 8 (a2, admitted after a1); at 1 h b1 asks for team-b's

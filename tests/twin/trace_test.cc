@@ -117,6 +117,10 @@ TEST(TraceTest, BadPodSetsNameLineColumnAndWhat) {
       {"0,j,a,training,,,w:1:16,60",
        "2:7: pod_sets: a pod of 16 GPUs (pod set 'w') is larger than any node: the largest has 8"},
       {"0,j,a,training,,,;,60", "2:7: pod_sets: no pod set"},
+      {"0,j,a,training,,,w:4:2:0,60", "2:7: pod_sets: pod set 'w': min_count 0 must lie in [1, 4]"},
+      {"0,j,a,training,,,w:4:2:5,60", "2:7: pod_sets: pod set 'w': min_count 5 must lie in [1, 4]"},
+      {"0,j,a,training,,,w:4:2:2:1,60",
+       "2:7: pod_sets: 'w:4:2:2:1' is not name:count:gpus_per_pod[:min_count]"},
   };
   for (const auto& [row, want] : bad) {
     spec.path = testing::WriteTempFile("bad_row.csv", header + row + "\n");
@@ -130,6 +134,25 @@ TEST(TraceTest, BadPodSetsNameLineColumnAndWhat) {
   load = LoadTrace(spec, s, *cluster);
   ASSERT_FALSE(load.ok());
   EXPECT_THAT(load.status().message(), HasSubstr("no_gpus.csv:2:5: pod_sets: empty"));
+}
+
+// A fourth field is the pod set's min_count (Kueue's minCount); without it there is none.
+TEST(TraceTest, PodSetsColumnMinCount) {
+  Scenario s = testing::MustParse(testing::SmallScenarioYaml(2, "a:16", ""));
+  auto cluster = BuildCluster(s);
+  ASSERT_TRUE(cluster.ok());
+  TraceSpec spec;
+  spec.path = testing::WriteTempFile(
+      "min_count.csv",
+      "submit_seconds,name,team,kind,pod_sets,duration_seconds\n0,j,a,batch,l:1:1;w:4:2:2,60\n");
+  Result<TraceLoad> load = LoadTrace(spec, s, *cluster);
+  ASSERT_TRUE(load.ok()) << load.status().message();
+  const auto& sets = load->workloads.at(0).pod_sets;
+  ASSERT_EQ(sets.size(), 2u);
+  EXPECT_EQ(sets[0].min_count, 0);
+  EXPECT_EQ(sets[1].count, 4);
+  EXPECT_EQ(sets[1].gpus_per_pod, 2);
+  EXPECT_EQ(sets[1].min_count, 2);
 }
 
 // cpu_milli / memory_mib columns: per pod, every pod set's; more than any node is an error.
