@@ -237,7 +237,7 @@ SnapshotWorkloads MapWorkloads(const WorkloadInput& input,
   std::set<std::tuple<std::string, std::string>> owners_with_pods;
   for (const auto& [key, _] : groups) owners_with_pods.insert({std::get<0>(key), std::get<2>(key)});
   std::vector<SnapshotWorkload> waiting;
-  int multi_pod_set = 0, no_gpu = 0;
+  int cpu_only_pod_sets = 0, no_gpu = 0;
   for (const json& o : input.kueue_workloads) {
     if (!o.is_object() || Finished(o)) continue;
     const std::string ns = Str(o, {"metadata", "namespace"});
@@ -269,28 +269,45 @@ SnapshotWorkloads MapWorkloads(const WorkloadInput& input,
                               : json::array();
     int pods = 0;
     int64_t gpus = 0;
+    std::vector<SnapshotPodSet> sets;
+    bool partial = false;
     for (const json& ps : pod_sets) {
       if (!ps.is_object()) continue;
       const int64_t g = TemplateGpus(ps);
-      if (g <= 0) continue;
-      pods += ps.value("count", 1);
+      const json count = ps.value("count", json(1));
+      if (!count.is_number_integer() || count.get<int64_t>() < 1) continue;
+      if (g <= 0) {
+        ++cpu_only_pod_sets;  // The twin's pod sets hold GPUs: a CPU-only launcher is left out.
+        continue;
+      }
+      SnapshotPodSet s;
+      s.name = ps.value("name", json("main")).is_string() ? ps.value("name", std::string("main"))
+                                                          : std::string("main");
+      s.count = static_cast<int>(std::min<int64_t>(count.get<int64_t>(), 1 << 20));
+      s.gpus_per_pod = static_cast<int>(g);
+      if (ps.contains("minCount") && ps["minCount"].is_number_integer()) {
+        const int64_t m = ps["minCount"].get<int64_t>();
+        if (m >= 1 && m < s.count) s.min_count = static_cast<int>(m), partial = true;
+      }
+      pods += s.count;
       gpus = std::max(gpus, g);
+      sets.push_back(std::move(s));
     }
-    if (pod_sets.is_array() && pod_sets.size() > 1) ++multi_pod_set;
     if (gpus <= 0 || pods <= 0) {
       ++no_gpu;
       continue;
     }
     w.pods = pods;
     w.gpus_per_pod = static_cast<int>(gpus);
+    if (sets.size() > 1 || partial) w.pod_sets = std::move(sets);
     Classify(w, "", "", priority);
     waiting.push_back(std::move(w));
   }
-  if (multi_pod_set > 0)
+  if (cpu_only_pod_sets > 0)
     out.notes.push_back(fmt::format(
-        "{} waiting Kueue Workload(s) with several podSets: one pod set of their GPU pods, each "
-        "taking the largest request",
-        multi_pod_set));
+        "{} pod set(s) of waiting Kueue Workloads ask for no GPU (a launcher, say): left out, "
+        "the twin's pod sets hold GPUs",
+        cpu_only_pod_sets));
   for (const std::string& p : unknown_products)
     out.notes.push_back(fmt::format(
         "a nodeSelector asks for GPU product '{}', which no node has: those workloads may run on "

@@ -35,6 +35,14 @@
 
 namespace steward::snapshot {
 
+// One GPU pod set of a waiting Kueue Workload (spec.podSets[]).
+struct SnapshotPodSet {
+  std::string name;
+  int count = 1;
+  int gpus_per_pod = 1;
+  int min_count = 0;  // Kueue's minCount (partial admission); 0 = none.
+};
+
 struct SnapshotWorkload {
   std::string name;  // The owner's name (the pod's, without an owner).
   std::string namespace_name, team;
@@ -44,6 +52,9 @@ struct SnapshotWorkload {
   std::string priority_class, queue;
   int pods = 1;
   int gpus_per_pod = 1;
+  // Waiting Kueue Workloads of several GPU pod sets, or with a minCount: the pod sets as Kueue
+  // has them (pods and gpus_per_pod then sum and bound them); empty = the short form.
+  std::vector<SnapshotPodSet> pod_sets;
   std::string gpu_model;  // "" = any.
   bool running = true;    // false: waiting for admission (a Kueue Workload without pods).
   // Running: when its first pod started; waiting: when it was created (unix microseconds).

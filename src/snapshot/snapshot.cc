@@ -247,7 +247,7 @@ std::string WorkloadsCsv(const Snapshot& s) {
   std::string out =
       "submit_seconds,name,team,kind,pods,gpus_per_pod,duration_seconds,gpu_model,tier,"
       "priority_class,queue,min_replicas,max_replicas,labels,used_gpu_fraction,busy,sm_active,"
-      "active_hours,idle_busy\n";
+      "active_hours,idle_busy,pod_sets\n";
   for (const SnapshotWorkload& w : s.workloads.workloads) {
     std::map<std::string, std::string> labels = w.labels;
     if (w.since && s.read_at >= *w.since)
@@ -265,11 +265,21 @@ std::string WorkloadsCsv(const Snapshot& s) {
                                           : fmt::format("{:.4g}", u.active_duration.ToHours()),
           u.active_duration.is_infinite() ? std::string() : fmt::format("{:.4g}", u.idle_busy));
     }
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", w.running ? 0 : 1,
-                       Csv(w.name), Csv(w.team), model::KindName(w.kind), w.pods, w.gpus_per_pod,
-                       duration_s, Csv(w.gpu_model), model::TierName(w.tier), Csv(w.priority_class),
-                       Csv(w.queue), service ? std::to_string(w.pods) : "",
-                       service ? std::to_string(w.pods) : "", Csv(label_text), usage);
+    // Several pod sets (or a minCount): the long form, name:count:gpus[:min_count] each, with
+    // pods and gpus_per_pod left empty as the trace format wants.
+    std::string pod_sets;
+    for (const SnapshotPodSet& ps : w.pod_sets)
+      pod_sets +=
+          fmt::format("{}{}:{}:{}{}", pod_sets.empty() ? "" : ";", ps.name, ps.count,
+                      ps.gpus_per_pod, ps.min_count > 0 ? fmt::format(":{}", ps.min_count) : "");
+    const bool long_form = !pod_sets.empty() && !service;  // A service is one pod set.
+    out += fmt::format(
+        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", w.running ? 0 : 1, Csv(w.name),
+        Csv(w.team), model::KindName(w.kind), long_form ? "" : std::to_string(w.pods),
+        long_form ? "" : std::to_string(w.gpus_per_pod), duration_s, Csv(w.gpu_model),
+        model::TierName(w.tier), Csv(w.priority_class), Csv(w.queue),
+        service ? std::to_string(w.pods) : "", service ? std::to_string(w.pods) : "",
+        Csv(label_text), usage, Csv(pod_sets));
   }
   return out;
 }

@@ -156,5 +156,58 @@ TEST(PodWorkloadsTest, KueueWorkloadsWithoutPodsWait) {
   EXPECT_TRUE(q->since.has_value());
 }
 
+// A waiting Workload keeps its GPU pod sets (and minCount); a CPU-only launcher is left out with
+// a note; one pod set without minCount stays the short form.
+TEST(PodWorkloadsTest, WaitingKueueWorkloadsKeepTheirPodSets) {
+  auto pod_set = [](const std::string& name, int count, const char* gpus, int min_count) {
+    nlohmann::json ps = {
+        {"name", name},
+        {"count", count},
+        {"template",
+         {{"spec",
+           {{"containers", {{{"resources", {{"requests", {{"nvidia.com/gpu", gpus}}}}}}}}}}}}};
+    if (min_count > 0) ps["minCount"] = min_count;
+    return ps;
+  };
+  auto workload = [](const std::string& owner, nlohmann::json pod_sets) {
+    return nlohmann::json{{"metadata",
+                           {{"name", "job-" + owner},
+                            {"namespace", "ml"},
+                            {"creationTimestamp", "2026-01-01T00:00:00Z"},
+                            {"ownerReferences", {{{"kind", "Job"}, {"name", owner}}}}}},
+                          {"spec", {{"queueName", "ml"}, {"podSets", std::move(pod_sets)}}}};
+  };
+  WorkloadInput in;
+  in.kueue_workloads = {
+      workload("mpi", {pod_set("launcher", 1, "0", 0), pod_set("worker", 4, "8", 2)}),
+      workload("two", {pod_set("head", 1, "1", 0), pod_set("worker", 2, "4", 0)}),
+      workload("plain", {pod_set("main", 3, "2", 0)})};
+  SnapshotWorkloads w = MapWorkloads(in, {});
+  ASSERT_EQ(w.workloads.size(), 3u);
+  const SnapshotWorkload* mpi = Find(w, "mpi");
+  ASSERT_NE(mpi, nullptr);
+  ASSERT_EQ(mpi->pod_sets.size(), 1u);  // The launcher asks for no GPU.
+  EXPECT_EQ(mpi->pod_sets[0].name, "worker");
+  EXPECT_EQ(mpi->pod_sets[0].count, 4);
+  EXPECT_EQ(mpi->pod_sets[0].gpus_per_pod, 8);
+  EXPECT_EQ(mpi->pod_sets[0].min_count, 2);
+  const SnapshotWorkload* two = Find(w, "two");
+  ASSERT_NE(two, nullptr);
+  ASSERT_EQ(two->pod_sets.size(), 2u);
+  EXPECT_EQ(two->pod_sets[0].name, "head");
+  EXPECT_EQ(two->pod_sets[1].count, 2);
+  EXPECT_EQ(two->pod_sets[1].gpus_per_pod, 4);
+  EXPECT_EQ(two->pods, 3);
+  const SnapshotWorkload* plain = Find(w, "plain");
+  ASSERT_NE(plain, nullptr);
+  EXPECT_TRUE(plain->pod_sets.empty());
+  EXPECT_EQ(plain->pods, 3);
+  EXPECT_EQ(plain->gpus_per_pod, 2);
+  ASSERT_EQ(w.notes.size(), 1u);
+  EXPECT_NE(w.notes[0].find("1 pod set(s) of waiting Kueue Workloads ask for no GPU"),
+            std::string::npos)
+      << w.notes[0];
+}
+
 }  // namespace
 }  // namespace steward::snapshot

@@ -1,8 +1,13 @@
 #include "snapshot/snapshot.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <filesystem>
+
+#include "twin/build_cluster.h"
 #include "twin/scenario.h"
+#include "twin/trace.h"
 
 namespace steward::snapshot {
 namespace {
@@ -105,6 +110,58 @@ TEST(SnapshotTest, KueueObjectsBecomeAPolicyAndTeamQuotas) {
   Result<Snapshot> bad = BuildSnapshot(o, {});
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("cq"), std::string::npos) << bad.status().message();
+}
+
+// A waiting Kueue Workload of two GPU pod sets (one with minCount) is written in the trace's long
+// form, and the twin reads it back as the same pod sets.
+TEST(SnapshotTest, WaitingWorkloadsPodSetsRoundTripThroughTheTrace) {
+  ClusterObjects o;
+  o.source = "https://api";
+  o.nodes = {Node("a"), Node("b")};
+  using nlohmann::json;
+  auto pod_set = [](const std::string& name, int count, const char* gpus) {
+    return json{
+        {"name", name},
+        {"count", count},
+        {"template",
+         {{"spec",
+           {{"containers", {{{"resources", {{"requests", {{"nvidia.com/gpu", gpus}}}}}}}}}}}}};
+  };
+  json worker = pod_set("worker", 4, "2");
+  worker["minCount"] = 2;
+  o.custom["workloads"] = {
+      {{"metadata",
+        {{"name", "job-mp"},
+         {"namespace", "ml"},
+         {"creationTimestamp", "2026-01-01T00:00:00Z"},
+         {"ownerReferences", {{{"kind", "Job"}, {"name", "mp"}}}}}},
+       {"spec", {{"queueName", "ml"}, {"podSets", {pod_set("head", 1, "1"), worker}}}}}};
+  Result<Snapshot> s = BuildSnapshot(o, {});
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  const std::string csv = WorkloadsCsv(*s);
+  EXPECT_NE(csv.find(",pod_sets\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("head:1:1;worker:4:2:2"), std::string::npos) << csv;
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                                    ("steward-snapshot-pod-sets-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  ASSERT_TRUE(WriteSnapshot(*s, dir).ok());
+  Result<twin::Scenario> sc = twin::LoadScenario(dir / kScenarioFile);
+  ASSERT_TRUE(sc.ok()) << sc.status().message();
+  Result<model::Cluster> cluster = twin::BuildCluster(*sc);
+  ASSERT_TRUE(cluster.ok());
+  Result<twin::TraceLoad> load = twin::LoadTrace(sc->traces[0], *sc, *cluster);
+  ASSERT_TRUE(load.ok()) << load.status().message();
+  ASSERT_EQ(load->workloads.size(), 1u);
+  const std::vector<model::PodSet>& sets = load->workloads[0].pod_sets;
+  ASSERT_EQ(sets.size(), 2u);
+  EXPECT_EQ(sets[0].name, "head");
+  EXPECT_EQ(sets[0].count, 1);
+  EXPECT_EQ(sets[0].gpus_per_pod, 1);
+  EXPECT_EQ(sets[1].name, "worker");
+  EXPECT_EQ(sets[1].count, 4);
+  EXPECT_EQ(sets[1].gpus_per_pod, 2);
+  EXPECT_EQ(sets[1].min_count, 2);
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
