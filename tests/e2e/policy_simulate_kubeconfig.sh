@@ -16,22 +16,8 @@ source "$root/tests/e2e/lib/kube.sh"
 start_kube_twin "$root/examples/kube/rehearsal.yaml" --kube-request-log "$tmp/requests.log"
 wait_until 30 "Workloads exist" bash -c "[ \$('$kubectl' --kubeconfig '$kc' get workloads.kueue.x-k8s.io -A --no-headers 2>/dev/null | wc -l) -ge 8 ]"
 
-kinds=namespaces,resourceflavors.kueue.x-k8s.io,cohorts.kueue.x-k8s.io,clusterqueues.kueue.x-k8s.io,localqueues.kueue.x-k8s.io,workloadpriorityclasses.kueue.x-k8s.io,workloads.kueue.x-k8s.io
-# The twin runs on: simulate the cluster between two dumps and retry until the dumps agree.
-ok=
-for attempt in 1 2 3 4 5; do
-  k get "$kinds" -A -o yaml >"$tmp/before.yaml"
-  "$bin" policy simulate --kubeconfig "$kc" --json >"$tmp/cluster.json" 2>"$tmp/cluster.err" ||
-    fail "simulate --kubeconfig failed: $(cat "$tmp/cluster.err")"
-  k get "$kinds" -A -o yaml >"$tmp/after.yaml"
-  "$bin" policy simulate "$tmp/before.yaml" --json >"$tmp/files_before.json" 2>"$tmp/files.err" ||
-    fail "simulate of kubectl's dump failed: $(cat "$tmp/files.err")"
-  "$bin" policy simulate "$tmp/after.yaml" --json >"$tmp/files_after.json" 2>>"$tmp/files.err" ||
-    fail "simulate of kubectl's dump failed: $(cat "$tmp/files.err")"
-  if cmp -s "$tmp/files_before.json" "$tmp/files_after.json"; then ok=1; break; fi
-  sleep 1
-done
-[ -n "$ok" ] || fail "the twin's Kueue objects kept changing between dumps"
+# The twin runs on: simulate the cluster between two dumps (retried until the dumps agree).
+simulate_cluster_against_dump
 cmp "$tmp/cluster.json" "$tmp/files_before.json" ||
   fail "the cluster read and kubectl's dump simulate differently: $(diff "$tmp/cluster.json" "$tmp/files_before.json" | head -20)"
 

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "../server/server_test_util.h"
+#include "front_test_util.h"
 #include "kubefront/kube_front.h"
 
 namespace steward::kubefront {
@@ -14,14 +15,7 @@ namespace {
 
 using nlohmann::json;
 
-json GetJson(KubeFront& front, const std::string& path) {
-  http::Request r;
-  r.method = "GET";
-  r.path = path;
-  const http::Reply reply = front.Handle(r);
-  EXPECT_EQ(reply.status, 200) << reply.body;
-  return json::parse(reply.body);
-}
+using testing::GetJson;
 
 // team-a's ClusterQueue: 6 GPUs, 2 held by `used`. `elastic` asks 4 x 2 GPUs with minCount 2
 // and is admitted with 2 pods (4 GPUs; the hand computation is in

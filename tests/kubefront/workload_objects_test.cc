@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "../server/server_test_util.h"
+#include "front_test_util.h"
 #include "kubefront/kube_front.h"
 
 namespace steward::kubefront {
@@ -14,14 +15,7 @@ namespace {
 
 using nlohmann::json;
 
-json Get(KubeFront& front, const std::string& path) {
-  http::Request r;
-  r.method = "GET";
-  r.path = path;
-  const http::Reply reply = front.Handle(r);
-  EXPECT_EQ(reply.status, 200) << reply.body;
-  return json::parse(reply.body);
-}
+using testing::GetJson;
 
 TEST(KubeFrontWorkloadTest, CpuAndMemoryRequestsAreShownAndCountAgainstQuota) {
   twin::TwinOptions o;
@@ -41,7 +35,7 @@ TEST(KubeFrontWorkloadTest, CpuAndMemoryRequestsAreShownAndCountAgainstQuota) {
   ASSERT_TRUE(front.Start().ok());
   live->Step(Minutes(5));
 
-  const json list = Get(front, "/apis/kueue.x-k8s.io/v1beta1/workloads");
+  const json list = GetJson(front, "/apis/kueue.x-k8s.io/v1beta1/workloads");
   std::map<std::string, json> by_generator;
   for (const json& w : list["items"]) {
     const std::string name = w["metadata"]["name"];
@@ -75,19 +69,17 @@ TEST(KubeFrontWorkloadTest, CpuAndMemoryRequestsAreShownAndCountAgainstQuota) {
 }
 
 TEST(KubeFrontWorkloadTest, ExtendedResourcesShowOnNodesPodsAndWorkloads) {
-  std::string yaml = twin::testing::SmallScenarioYaml(
+  auto live = server::testing::MakeLive(twin::testing::SmallScenarioYaml(
       1, "a:8",
       "generators:\n" + twin::testing::Once("fpga", "a", "batch", 1, 0,
                                             "gpus_per_pod: 2, duration_hours: 2, "
-                                            "extended_resources: {example.com/fpga: 1}"));
-  const std::string pool = "gpu_model: H100,";
-  yaml.replace(yaml.find(pool), pool.size(), pool + " extended_resources: {example.com/fpga: 2},");
-  auto live = server::testing::MakeLive(yaml);
+                                            "extended_resources: {example.com/fpga: 1}"),
+      1, "extended_resources: {example.com/fpga: 2},"));
   KubeFront front(live.get(), {});
   ASSERT_TRUE(front.Start().ok());
   live->Step(Minutes(5));
 
-  const json nodes = Get(front, "/api/v1/nodes");
+  const json nodes = GetJson(front, "/api/v1/nodes");
   int gpu_nodes = 0;
   for (const json& n : nodes["items"]) {
     if (!n["status"]["capacity"].contains("nvidia.com/gpu")) continue;
@@ -96,7 +88,7 @@ TEST(KubeFrontWorkloadTest, ExtendedResourcesShowOnNodesPodsAndWorkloads) {
     EXPECT_EQ(n["status"]["allocatable"].value("example.com/fpga", ""), "2") << n.dump();
   }
   EXPECT_EQ(gpu_nodes, 1);
-  const json pods = Get(front, "/api/v1/namespaces/a/pods");
+  const json pods = GetJson(front, "/api/v1/namespaces/a/pods");
   int fpga_pods = 0;
   for (const json& p : pods["items"]) {
     const json& r = p["spec"]["containers"][0]["resources"];
@@ -106,7 +98,7 @@ TEST(KubeFrontWorkloadTest, ExtendedResourcesShowOnNodesPodsAndWorkloads) {
     EXPECT_EQ(r["limits"]["example.com/fpga"], "1") << p.dump();  // Requests equal limits.
   }
   EXPECT_EQ(fpga_pods, 1) << pods.dump();
-  const json workloads = Get(front, "/apis/kueue.x-k8s.io/v1beta1/workloads");
+  const json workloads = GetJson(front, "/apis/kueue.x-k8s.io/v1beta1/workloads");
   ASSERT_EQ(workloads["items"].size(), 1u);
   EXPECT_EQ(workloads["items"][0]["spec"]["podSets"][0]["template"]["spec"]["containers"][0]
                      ["resources"]["requests"]

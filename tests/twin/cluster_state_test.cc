@@ -1,8 +1,8 @@
-#include "twin/build_cluster.h"
 #include "twin/cluster_state.h"
 
 #include <gtest/gtest.h>
 
+#include "twin/build_cluster.h"
 #include "twin_test_util.h"
 
 namespace steward::twin {

@@ -21,24 +21,11 @@ using testing::SmallScenarioYaml;
 // Two nodes of 8 GPUs, each with `fpgas` example.com/fpga; four 2-GPU batch jobs of one hour
 // arrive at once, `per_pod` the generator's extra fields.
 std::string FourJobs(int fpgas, const std::string& per_pod) {
-  std::string y = SmallScenarioYaml(
-      2, "a:16",
-      "generators:\n"
-      "  - {name: job, team: a, kind: batch, arrival: {process: once, count: 4}, gpus_per_pod: 2,"
-      " duration_hours: 1" +
-          per_pod + "}\n");
-  const std::string pool = "gpu_model: H100,";
-  y.replace(y.find(pool), pool.size(),
-            pool + " extended_resources: {example.com/fpga: " + std::to_string(fpgas) + "},");
-  return y;
+  return testing::FourTwoGpuJobsYaml(
+      "extended_resources: {example.com/fpga: " + std::to_string(fpgas) + "},", per_pod);
 }
 
-int Running(const Twin& t) {
-  int n = 0;
-  for (const WorkloadRun& r : t.runs())
-    n += r.state != RunState::kPending && r.state != RunState::kDone;
-  return n;
-}
+int Running(const Twin& t) { return testing::RunningWorkloads(t); }
 
 TEST(ExtendedResourcesTest, RequestLimitsPodsPerNodeAndIsGivenBack) {
   // Without a request the FPGAs do not matter: all four run (8 of 16 GPUs).
@@ -81,9 +68,8 @@ TEST(ExtendedResourcesTest, ScenarioErrorsNameTheField) {
                         "resource name"));
   EXPECT_THAT(error(FourJobs(1, ", extended_resources: {fpga: 1}")),
               HasSubstr("generators[0].extended_resources.fpga: not an extended resource name"));
-  std::string five = FourJobs(1, "");
-  five.replace(five.find("{example.com/fpga: 1}"), 21,
-               "{a.io/a: 1, a.io/b: 1, a.io/c: 1, a.io/d: 1, a.io/e: 1}");
+  const std::string five = testing::FourTwoGpuJobsYaml(
+      "extended_resources: {a.io/a: 1, a.io/b: 1, a.io/c: 1, a.io/d: 1, a.io/e: 1},", "");
   EXPECT_THAT(error(five), HasSubstr("cluster.pools[0].extended_resources.a.io/e: more than 4 "
                                      "distinct extended resources"));
   // The line of the field is named.

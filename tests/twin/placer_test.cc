@@ -1,12 +1,12 @@
 // The twin's placement: pool rules, binpack inside a pool, whole-gang topology, MIG pods and
 // defragmenting preemption, on small hand-built scenarios.
-#include "twin/build_cluster.h"
 #include "twin/placer.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 
+#include "twin/build_cluster.h"
 #include "twin/defrag.h"
 #include "twin/twin.h"
 #include "twin_test_util.h"

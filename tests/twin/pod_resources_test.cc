@@ -19,24 +19,10 @@ using testing::SmallScenarioYaml;
 // Two nodes of 8 GPUs, 64 cores and 512 GiB each; four 2-GPU batch jobs of one hour arrive at
 // once. `per_pod` is the generator's extra fields.
 std::string FourJobs(const std::string& per_pod) {
-  std::string y = SmallScenarioYaml(
-      2, "a:16",
-      "generators:\n"
-      "  - {name: job, team: a, kind: batch, arrival: {process: once, count: 4}, gpus_per_pod: 2,"
-      " duration_hours: 1" +
-          per_pod + "}\n");
-  // The pool's allocatable CPU and memory (SmallScenarioYaml leaves the defaults).
-  const std::string pool = "gpu_model: H100,";
-  y.replace(y.find(pool), pool.size(), pool + " cpu_milli: 64000, memory_mib: 524288,");
-  return y;
+  return testing::FourTwoGpuJobsYaml("cpu_milli: 64000, memory_mib: 524288,", per_pod);
 }
 
-int Running(const Twin& t) {
-  int n = 0;
-  for (const WorkloadRun& r : t.runs())
-    n += r.state != RunState::kPending && r.state != RunState::kDone;
-  return n;
-}
+int Running(const Twin& t) { return testing::RunningWorkloads(t); }
 
 TEST(PodResourcesTest, CpuPerPodLimitsPodsPerNodeAndIsGivenBack) {
   // GPUs alone: all four fit at once (8 of 16 GPUs).

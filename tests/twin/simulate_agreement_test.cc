@@ -78,11 +78,10 @@ Outcome RunBoth(const std::string& policy, int nodes, const std::string& generat
   const std::string policy_file = testing::WriteTempFile("agreement-policy.yaml", policy);
   TwinOptions o;
   o.policy_files = {policy_file};
-  std::string yaml =
-      testing::SmallScenarioYaml(nodes, "team-a:0,team-b:0", "generators:\n" + generators);
-  const std::string pool = "gpu_model: H100,";
-  yaml.replace(yaml.find(pool), pool.size(), pool + pool_fields);
-  auto t = Twin::Create(testing::MustParse(yaml), o);
+  auto t =
+      Twin::Create(testing::MustParse(testing::SmallScenarioYaml(
+                       nodes, "team-a:0,team-b:0", "generators:\n" + generators, 1, pool_fields)),
+                   o);
   EXPECT_TRUE(t.ok()) << t.status().message();
   Outcome out;
   if (!t.ok()) return out;

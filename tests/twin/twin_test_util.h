@@ -16,17 +16,18 @@
 
 namespace steward::twin::testing {
 
-// A cluster of `nodes` x 8 H100 in one pool (racks of 2, leaves of 4), one team per entry of
-// `teams` ("name:quota"), and the generators / extra YAML in `body`. Random faults are off
-// (so expectations can be computed by hand) unless `body` has its own faults section.
+// A cluster of `nodes` x 8 H100 in one pool (racks of 2, leaves of 4; `pool_fields` adds the
+// pool's own, e.g. "cpu_milli: 64000,"), one team per entry of `teams` ("name:quota"), and the
+// generators / extra YAML in `body`. Random faults are off (so expectations can be computed by
+// hand) unless `body` has its own faults section.
 inline std::string SmallScenarioYaml(int nodes, const std::string& teams, const std::string& body,
-                                     double days = 1) {
+                                     double days = 1, const std::string& pool_fields = "") {
   std::string y = "name: small\nseed: 7\nhorizon_days: " + std::to_string(days) +
                   "\nsample_minutes: 30\n"
                   "cluster:\n  gpu_models: [{name: H100, mig_capable: true}]\n"
                   "  pools:\n    - {name: p, nodes: " +
-                  std::to_string(nodes) +
-                  ", gpus_per_node: 8, gpu_model: H100, nodes_per_rack: 2, nodes_per_leaf: 4}\n"
+                  std::to_string(nodes) + ", gpus_per_node: 8, gpu_model: H100, " + pool_fields +
+                  " nodes_per_rack: 2, nodes_per_leaf: 4}\n"
                   "teams:\n";
   size_t start = 0;
   while (start < teams.size()) {
@@ -39,6 +40,26 @@ inline std::string SmallScenarioYaml(int nodes, const std::string& teams, const 
   }
   if (body.find("faults:") == std::string::npos) y += "faults: {enabled: false}\n";
   return y + body;
+}
+
+// Two nodes of 8 GPUs (`pool_fields` added to the pool) and team a (16 GPUs); four 2-GPU batch
+// jobs of one hour arrive at once, `per_pod` the generator's extra fields (", cpu_milli: 8000").
+inline std::string FourTwoGpuJobsYaml(const std::string& pool_fields, const std::string& per_pod) {
+  return SmallScenarioYaml(
+      2, "a:16",
+      "generators:\n"
+      "  - {name: job, team: a, kind: batch, arrival: {process: once, count: 4}, gpus_per_pod: 2,"
+      " duration_hours: 1" +
+          per_pod + "}\n",
+      1, pool_fields);
+}
+
+// Workloads holding GPUs now (starting or running).
+inline int RunningWorkloads(const Twin& t) {
+  int n = 0;
+  for (const WorkloadRun& r : t.runs())
+    n += r.state != RunState::kPending && r.state != RunState::kDone;
+  return n;
 }
 
 inline Scenario MustParse(const std::string& yaml) {

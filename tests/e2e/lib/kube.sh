@@ -48,6 +48,28 @@ wait_until() {
   done
 }
 
+# simulate_cluster_against_dump [FILE...]: `policy simulate --kubeconfig` of the running twin
+# between two kubectl dumps of the simulated kinds; the dumps (with FILE... beside them) are
+# simulated too, and the round is retried until both dumps simulate alike (the twin runs on).
+# Leaves $tmp/cluster.json (and .err) and $tmp/files_before.json, the dump's simulation.
+simulate_cluster_against_dump() {
+  local kinds=namespaces,resourceflavors.kueue.x-k8s.io,cohorts.kueue.x-k8s.io,clusterqueues.kueue.x-k8s.io,localqueues.kueue.x-k8s.io,workloadpriorityclasses.kueue.x-k8s.io,workloads.kueue.x-k8s.io
+  local attempt
+  for attempt in 1 2 3 4 5; do
+    k get "$kinds" -A -o yaml >"$tmp/before.yaml"
+    "$bin" policy simulate --kubeconfig "$kc" --json >"$tmp/cluster.json" 2>"$tmp/cluster.err" ||
+      fail "simulate --kubeconfig failed: $(cat "$tmp/cluster.err")"
+    k get "$kinds" -A -o yaml >"$tmp/after.yaml"
+    "$bin" policy simulate "$tmp/before.yaml" "$@" --json >"$tmp/files_before.json" \
+      2>"$tmp/files.err" || fail "simulate of kubectl's dump failed: $(cat "$tmp/files.err")"
+    "$bin" policy simulate "$tmp/after.yaml" "$@" --json >"$tmp/files_after.json" \
+      2>>"$tmp/files.err" || fail "simulate of kubectl's dump failed: $(cat "$tmp/files.err")"
+    cmp -s "$tmp/files_before.json" "$tmp/files_after.json" && return 0
+    sleep 1
+  done
+  fail "the twin's Kueue objects kept changing between dumps"
+}
+
 # start_dcgm_prometheus: Debian's Prometheus (tests/e2e/lib/prometheus.sh, sourced by the
 # caller) scraping the twin's dcgm-exporter series ($dash_url/metrics/dcgm) every second;
 # sets prom_url.
