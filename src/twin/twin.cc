@@ -569,13 +569,27 @@ int Twin::TryPlace(model::WorkloadId id, int gpu_budget, bool* done) {
 bool Twin::FitsAfterPreempting(model::WorkloadId id,
                                const std::vector<model::WorkloadId>& victims) const {
   const model::Workload& w = runs_[id].spec;
-  // Whole GPUs each victim's pods would give back, per node (broken ones stay withheld; a
-  // shared GPU may keep other pods, so shared pods count as giving none back).
-  std::map<model::NodeId, int> freed;
+  // What the victims' pods would give back, per node: whole GPUs (broken ones stay withheld; a
+  // shared GPU may keep other pods, so shared pods count as giving none back), and the CPU,
+  // memory and extended resources every pod of them holds.
+  struct Freed {
+    int gpus = 0;
+    int64_t cpu_milli = 0, memory_mib = 0;
+    model::ExtendedAmounts extended{};
+  };
+  std::map<model::NodeId, Freed> freed;
   for (model::WorkloadId v : victims)
-    for (const PodAllocation& p : runs_[v].pods)
+    for (const PodAllocation& p : runs_[v].pods) {
+      Freed& f = freed[p.node];
       if (p.gpu_milli >= place::kMilliPerGpu && p.mig_profile == place::kNoMig)
-        freed[p.node] += std::popcount(p.gpus & ~state_->broken_mask(p.node));
+        f.gpus += std::popcount(p.gpus & ~state_->broken_mask(p.node));
+      f.cpu_milli += p.cpu_milli;
+      f.memory_mib += p.memory_mib;
+      const model::PodSet& ps = runs_[v].spec.pod_sets[p.pod_set];
+      if (ps.extended_resources.empty()) continue;
+      const model::ExtendedAmounts e = state_->ExtendedRequest(ps);
+      for (int i = 0; i < model::kMaxExtendedResources; ++i) f.extended[i] += e[i];
+    }
   const int model = state_->place_model(w.gpu_model);
   // Pods of g whole GPUs that pool `pool` holds once the victims are gone = the sum over its
   // schedulable nodes of floor(fully free / g): exact for one pod size, as a pod never spans
@@ -591,7 +605,30 @@ bool Twin::FitsAfterPreempting(model::WorkloadId id,
           (w.gpu_model >= 0 && nd.model != w.gpu_model))
         continue;
       const int before = state_->free_count(node);
-      n += (before + extra) / g - before / g;
+      n += (before + extra.gpus) / g - before / g;
+    }
+    return n;
+  };
+  // Pods that also ask for CPU, memory or extended resources: node by node, every dimension
+  // bounding what a node holds once the victims are gone. O(nodes), only for such a preemption.
+  auto pods_that_fit_everything = [&](int pool, const model::PodSet& ps) {
+    const model::ExtendedAmounts want = state_->ExtendedRequest(ps);
+    int64_t n = 0;
+    for (model::NodeId node = 0; node < static_cast<model::NodeId>(cluster_.nodes().size());
+         ++node) {
+      const model::Node& nd = cluster_.node(node);
+      if (nd.placement_pool != pool || !state_->schedulable(node) ||
+          (w.gpu_model >= 0 && nd.model != w.gpu_model))
+        continue;
+      const place::NodeState& s = state_->placement().node(node);
+      const auto it = freed.find(node);
+      const Freed f = it == freed.end() ? Freed{} : it->second;
+      int64_t k = (state_->free_count(node) + f.gpus) / ps.gpus_per_pod;
+      if (ps.cpu_milli > 0) k = std::min(k, (s.cpu_free + f.cpu_milli) / ps.cpu_milli);
+      if (ps.memory_mib > 0) k = std::min(k, (s.memory_free + f.memory_mib) / ps.memory_mib);
+      for (int i = 0; i < model::kMaxExtendedResources; ++i)
+        if (want[i] > 0) k = std::min<int64_t>(k, (s.extended_free[i] + f.extended[i]) / want[i]);
+      n += k;
     }
     return n;
   };
@@ -600,8 +637,11 @@ bool Twin::FitsAfterPreempting(model::WorkloadId id,
     if (ps.SharesGpu()) continue;
     const int pods = w.kind == model::WorkloadKind::kInference ? 1 : ps.count;
     bool fits = false;  // A gang goes all-or-nothing into one routed pool.
+    const bool more_than_gpus =
+        ps.cpu_milli > 0 || ps.memory_mib > 0 || !ps.extended_resources.empty();
     for (int pool : placer_->Route(w, ps))
-      fits = fits || pods_that_fit(pool, ps.gpus_per_pod) >= pods;
+      fits = fits || (more_than_gpus ? pods_that_fit_everything(pool, ps)
+                                     : pods_that_fit(pool, ps.gpus_per_pod)) >= pods;
     if (!fits) return false;
   }
   return true;

@@ -64,5 +64,45 @@ TEST(PodResourcesTest, PodLargerThanAnyNodeIsAnErrorNamingTheField) {
   EXPECT_THAT(s.status().message(), HasSubstr("generators[0].memory_mib: must lie in [0, "));
 }
 
+// Kueue would preempt `lo` for `mid` (quota full, lower priority), but the node's CPU would still
+// be short: one node of 8 GPUs and 64 cores; hi (training, 4 GPUs, 48 cores) and lo (batch, 4
+// GPUs, 8 cores) run; mid (training, 4 GPUs, 20 cores) would find 16 cores once lo is gone.
+// The twin evicts nobody and mid waits with the reason that says so.
+TEST(PodResourcesTest, NoPreemptionWhenTheFreedNodeWouldStillLackCpu) {
+  TwinOptions o;
+  // team-a's ClusterQueue: 8 GPUs and 128 cores (the CPU quota never binds; the node does).
+  o.policy_files = {testing::WriteTempFile(
+      "preempt-cpu-policy.yaml",
+      "apiVersion: kueue.x-k8s.io/v1beta1\nkind: ResourceFlavor\nmetadata: {name: h100}\n---\n"
+      "apiVersion: kueue.x-k8s.io/v1beta1\nkind: ClusterQueue\nmetadata: {name: team-a}\n"
+      "spec:\n  namespaceSelector: {}\n  preemption: {withinClusterQueue: LowerPriority}\n"
+      "  resourceGroups:\n  - coveredResources: [nvidia.com/gpu, cpu]\n    flavors:\n"
+      "    - name: h100\n      resources:\n      - {name: nvidia.com/gpu, nominalQuota: 8}\n"
+      "      - {name: cpu, nominalQuota: 128}\n---\n"
+      "apiVersion: kueue.x-k8s.io/v1beta1\nkind: LocalQueue\n"
+      "metadata: {name: team-a, namespace: team-a}\nspec: {clusterQueue: team-a}\n")};
+  auto job = [](const char* name, const char* kind, double start, int cores) {
+    return testing::Once(
+        name, "team-a", kind, 1, start,
+        "gpus_per_pod: 4, duration_hours: 10, cpu_milli: " + std::to_string(cores * 1000));
+  };
+  auto t = Twin::Create(testing::MustParse(SmallScenarioYaml(
+                            1, "team-a:0,team-b:0",
+                            "generators:\n" + job("hi", "training", 0, 48) +
+                                job("lo", "batch", 0, 8) + job("mid", "training", 0.1, 20),
+                            1, "cpu_milli: 64000,")),
+                        o);
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  (*t)->RunUntil(kSimStart + Minutes(30));
+  const WorkloadRun* lo = (*t)->FindRun("lo-000000");
+  const WorkloadRun* mid = (*t)->FindRun("mid-000000");
+  ASSERT_NE(lo, nullptr);
+  ASSERT_NE(mid, nullptr);
+  EXPECT_NE(lo->state, RunState::kPending) << "lo was evicted for nothing";
+  EXPECT_EQ(lo->epoch, 0u) << "lo was torn down";
+  EXPECT_EQ(mid->state, RunState::kPending);
+  EXPECT_EQ(mid->reason_detail, "preempting would free quota but no node its pods fit on");
+}
+
 }  // namespace
 }  // namespace steward::twin
