@@ -313,6 +313,16 @@ Result<std::string> NumericAddress(const std::string& host, int port) {
   return std::string(text);
 }
 
+// A TLS server's answer to a plain-http request (Go's net/http, as Prometheus serves).
+bool IsPlainHttpRefusal(const httplib::Response& r) {
+  return r.status == 400 && r.body.find("HTTP request to an HTTPS server") != std::string::npos;
+}
+
+Status SpeaksHttps(const std::string& where) {
+  return Status::FailedPrecondition(
+      fmt::format("{}: the server speaks https: use an https:// URL", where));
+}
+
 }  // namespace
 
 Result<PrometheusClient::Reply> PrometheusClient::Send(
@@ -404,6 +414,13 @@ Result<PrometheusClient::Reply> PrometheusClient::Send(
                 "in --prometheus-config"
               : ""));
     }
+    if (tls == nullptr && (e == httplib::Error::Read || e == httplib::Error::Write)) {
+      // A TLS server answers plain http with a 400 and closes; when the request had a body it
+      // left unread, the close may reset the connection before that answer is read. Ask once
+      // more without a body, only to name the cause.
+      if (httplib::Result probe = http->Get("/", headers); probe && IsPlainHttpRefusal(*probe))
+        return SpeaksHttps(where);
+    }
     return Status::IoError(fmt::format("{}: {}", where, httplib::to_string(e)));
   }
   if (res->status == 401 || res->status == 403) {
@@ -414,11 +431,7 @@ Result<PrometheusClient::Reply> PrometheusClient::Send(
                     "--prometheus-config"
                   : fmt::format("the server refused the credentials of {}", cfg.file)));
   }
-  if (res->status == 400 &&
-      res->body.find("HTTP request to an HTTPS server") != std::string::npos) {
-    return Status::FailedPrecondition(
-        fmt::format("{}: the server speaks https: use an https:// URL", where));
-  }
+  if (IsPlainHttpRefusal(*res)) return SpeaksHttps(where);
   return Reply{res->status, std::move(res->body)};
 }
 
