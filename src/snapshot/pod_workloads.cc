@@ -281,8 +281,8 @@ SnapshotWorkloads MapWorkloads(const WorkloadInput& input,
         continue;
       }
       SnapshotPodSet s;
-      s.name = ps.value("name", json("main")).is_string() ? ps.value("name", std::string("main"))
-                                                          : std::string("main");
+      s.name = Str(ps, {"name"});
+      if (s.name.empty()) s.name = "main";
       s.count = static_cast<int>(std::min<int64_t>(count.get<int64_t>(), 1 << 20));
       s.gpus_per_pod = static_cast<int>(g);
       if (ps.contains("minCount") && ps["minCount"].is_number_integer()) {

@@ -20,14 +20,22 @@ Result<int> RequireColumn(const CsvReader& csv, std::string_view name) {
   return c;
 }
 
+// The next non-empty entry of a CSV field that holds several, separated by ';' (`a=1;b=2`);
+// false when none is left.
+bool NextEntry(std::string_view* text, std::string_view* entry) {
+  while (!text->empty()) {
+    const size_t end = std::min(text->find(';'), text->size());
+    *entry = text->substr(0, end);
+    text->remove_prefix(std::min(end + 1, text->size()));
+    if (!entry->empty()) return true;
+  }
+  return false;
+}
+
 // The labels column: `key=value` pairs separated by ';' (a CSV field holds no map).
 Status ParseLabels(const CsvReader& csv, int column, std::map<std::string, std::string>* out) {
-  std::string_view text = csv.Field(column);
-  while (!text.empty()) {
-    const size_t end = std::min(text.find(';'), text.size());
-    const std::string_view pair = text.substr(0, end);
-    text.remove_prefix(std::min(end + 1, text.size()));
-    if (pair.empty()) continue;
+  std::string_view text = csv.Field(column), pair;
+  while (NextEntry(&text, &pair)) {
     const size_t eq = pair.find('=');
     if (eq == 0 || eq == std::string_view::npos)
       return csv.Error(column, fmt::format("'{}' is not key=value (pairs separated by ';')", pair));
@@ -50,13 +58,9 @@ bool IsDnsLabel(std::string_view s) {
 // generators' `pod_sets: [{name, count, gpus_per_pod, min_count}]` in one CSV field), e.g.
 // `launcher:1:1;worker:4:8:2`.
 Status ParsePodSets(const CsvReader& csv, int column, std::vector<model::PodSet>* out) {
-  std::string_view text = csv.Field(column);
+  std::string_view text = csv.Field(column), entry;
   int64_t total = 0;
-  while (!text.empty()) {
-    const size_t end = std::min(text.find(';'), text.size());
-    const std::string_view entry = text.substr(0, end);
-    text.remove_prefix(std::min(end + 1, text.size()));
-    if (entry.empty()) continue;
+  while (NextEntry(&text, &entry)) {
     const size_t a = entry.find(':');
     const size_t b = a == std::string_view::npos ? a : entry.find(':', a + 1);
     const size_t c = b == std::string_view::npos ? b : entry.find(':', b + 1);
@@ -112,12 +116,8 @@ Status ParsePodSets(const CsvReader& csv, int column, std::vector<model::PodSet>
 Status ParseExtendedColumn(const CsvReader& csv, int column, const model::Cluster& cluster,
                            const model::ExtendedAmounts& node_max,
                            std::map<std::string, int64_t>* out) {
-  std::string_view text = csv.Field(column);
-  while (!text.empty()) {
-    const size_t end = std::min(text.find(';'), text.size());
-    const std::string_view entry = text.substr(0, end);
-    text.remove_prefix(std::min(end + 1, text.size()));
-    if (entry.empty()) continue;
+  std::string_view text = csv.Field(column), entry;
+  while (NextEntry(&text, &entry)) {
     const size_t eq = entry.find('=');
     if (eq == std::string_view::npos)
       return csv.Error(column,

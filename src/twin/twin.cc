@@ -594,16 +594,19 @@ bool Twin::FitsAfterPreempting(model::WorkloadId id,
   // Pods of g whole GPUs that pool `pool` holds once the victims are gone = the sum over its
   // schedulable nodes of floor(fully free / g): exact for one pod size, as a pod never spans
   // nodes.
+  // Nodes of `pool` the workload's pods may use (schedulable, of its GPU model).
+  auto usable = [&](model::NodeId node, int pool) {
+    const model::Node& nd = cluster_.node(node);
+    return nd.placement_pool == pool && state_->schedulable(node) &&
+           (w.gpu_model < 0 || nd.model == w.gpu_model);
+  };
   auto pods_that_fit = [&](int pool, int g) {
     const place::Occupancy o = state_->placement().occupancy(pool, model);
     int64_t n = 0;
     for (int k = g; k < static_cast<int>(o.nodes_by_free.size()); ++k)
       n += static_cast<int64_t>(o.nodes_by_free[k]) * (k / g);
     for (const auto& [node, extra] : freed) {
-      const model::Node& nd = cluster_.node(node);
-      if (nd.placement_pool != pool || !state_->schedulable(node) ||
-          (w.gpu_model >= 0 && nd.model != w.gpu_model))
-        continue;
+      if (!usable(node, pool)) continue;
       const int before = state_->free_count(node);
       n += (before + extra.gpus) / g - before / g;
     }
@@ -616,10 +619,7 @@ bool Twin::FitsAfterPreempting(model::WorkloadId id,
     int64_t n = 0;
     for (model::NodeId node = 0; node < static_cast<model::NodeId>(cluster_.nodes().size());
          ++node) {
-      const model::Node& nd = cluster_.node(node);
-      if (nd.placement_pool != pool || !state_->schedulable(node) ||
-          (w.gpu_model >= 0 && nd.model != w.gpu_model))
-        continue;
+      if (!usable(node, pool)) continue;
       const place::NodeState& s = state_->placement().node(node);
       const auto it = freed.find(node);
       const Freed f = it == freed.end() ? Freed{} : it->second;
