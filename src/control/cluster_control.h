@@ -84,6 +84,8 @@ struct PodInfo {
   bool can_checkpoint = false;
   int gpus = 0;
   bool running = false;
+  // Being deleted (an eviction's grace, metadata.deletionTimestamp): leaving already.
+  bool terminating = false;
   std::map<std::string, std::string> labels, annotations;
 };
 

@@ -247,11 +247,15 @@ Result<int> Server::Start() {
       reader([&](const char*, size_t n) { return (dropped += n) <= limit; });
       return send(*std::move(refusal), res);
     }
+    // Past the limit the rest is read and dropped (up to kDrainBytes more), not left unread:
+    // closing on unread bytes resets the connection, and the client may lose the 413.
+    constexpr size_t kDrainBytes = size_t{1} << 20;
     bool too_large = false;
+    size_t dropped = 0;
     const bool read = reader([&](const char* data, size_t n) {
-      if (r.body.size() + n > limit) {
+      if (too_large || r.body.size() + n > limit) {
         too_large = true;
-        return false;
+        return (dropped += n) <= kDrainBytes;
       }
       r.body.append(data, n);
       return true;

@@ -72,6 +72,7 @@ control::PodInfo DescribePod(const kube::Pod& pod) {
   }
   p.gpus = static_cast<int>(pod.GpuRequest());
   p.running = pod.phase == "Running";
+  p.terminating = pod.metadata.deletion_timestamp.has_value();
   p.labels = labels;
   p.annotations = pod.metadata.annotations;
   return p;

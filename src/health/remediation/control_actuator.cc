@@ -47,7 +47,9 @@ Status ControlActuator::Evict(std::string_view node, const NodeWorkload& workloa
   const std::string reason = ReasonFor(node, fmt::format("drain {}", node));
   control::IntentScope drain(control_, "drain");
   for (const control::PodInfo& p : control_.PodsOnNode(node)) {
-    if (p.workload != workload.id) continue;
+    // A pod already terminating left with an earlier attempt (one whose other pods a
+    // disruption budget held back): evicting it again would only repeat the write.
+    if (p.workload != workload.id || p.terminating) continue;
     Status s = control_.Evict(p.ref, grace, reason);
     if (!s.ok() && s.code() != Status::Code::kNotFound) return s;  // Gone already is done.
   }

@@ -7,8 +7,9 @@
 //
 // A workload is the pods on the node sharing PodInfo::workload ("namespace/name"); its tier
 // and checkpointing come from its pods. Evicting it evicts each of its pods on the node through
-// the Eviction API; a pod already gone counts as done, a disruption budget's refusal
-// (Unavailable) is returned so the controller retries on a later Tick.
+// the Eviction API; a pod already gone counts as done, one already terminating is left to
+// finish, a disruption budget's refusal (Unavailable) is returned so the controller retries
+// on a later Tick.
 // Cost: one PodsOnNode per call. Thread-safety: the controller's thread.
 #pragma once
 
