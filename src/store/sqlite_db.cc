@@ -147,7 +147,10 @@ Result<std::unique_ptr<SqliteDb>> SqliteDb::Open(const std::string& path,
   return db;
 }
 
-SqliteDb::~SqliteDb() { sqlite3_close(db_); }
+SqliteDb::~SqliteDb() {
+  cached_.clear();  // sqlite3_close refuses a connection with statements left.
+  sqlite3_close(db_);
+}
 
 Status SqliteDb::Exec(std::string_view sql) {
   std::string text(sql);
@@ -168,27 +171,43 @@ Result<SqliteStmt> SqliteDb::Prepare(std::string_view sql) {
   return SqliteStmt(db_, stmt);
 }
 
+Result<SqliteStmt*> SqliteDb::Cached(std::string_view sql) {
+  auto it = cached_.find(std::string(sql));
+  if (it == cached_.end()) {
+    STEWARD_ASSIGN_OR_RETURN(SqliteStmt stmt, Prepare(sql));
+    it = cached_.emplace(std::string(sql), std::make_unique<SqliteStmt>(std::move(stmt))).first;
+  } else {
+    it->second->Reset();
+  }
+  return it->second.get();
+}
+
+Status SqliteDb::ExecCached(std::string_view sql) {
+  STEWARD_ASSIGN_OR_RETURN(SqliteStmt * stmt, Cached(sql));
+  return stmt->Run();
+}
+
 int64_t SqliteDb::LastInsertId() const { return sqlite3_last_insert_rowid(db_); }
 int SqliteDb::Changes() const { return sqlite3_changes(db_); }
 
 SqliteTransaction::~SqliteTransaction() {
-  if (open_) (void)db_->Exec("ROLLBACK");
+  if (open_) (void)db_->ExecCached("ROLLBACK");
 }
 
 Status SqliteTransaction::Begin() {
-  STEWARD_RETURN_IF_ERROR(db_->Exec("BEGIN IMMEDIATE"));
+  STEWARD_RETURN_IF_ERROR(db_->ExecCached("BEGIN IMMEDIATE"));
   open_ = true;
   return Status::Ok();
 }
 
 Status SqliteTransaction::BeginRead() {
-  STEWARD_RETURN_IF_ERROR(db_->Exec("BEGIN"));
+  STEWARD_RETURN_IF_ERROR(db_->ExecCached("BEGIN"));
   open_ = true;
   return Status::Ok();
 }
 
 Status SqliteTransaction::Commit() {
-  STEWARD_RETURN_IF_ERROR(db_->Exec("COMMIT"));
+  STEWARD_RETURN_IF_ERROR(db_->ExecCached("COMMIT"));
   open_ = false;
   return Status::Ok();
 }

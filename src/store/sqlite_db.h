@@ -12,6 +12,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 
 #include "model/status.h"
 
@@ -78,6 +79,13 @@ class SqliteDb {
 
   Status Exec(std::string_view sql);
   Result<SqliteStmt> Prepare(std::string_view sql);
+  // The statement for `sql`, prepared on first use and kept until the database closes, for
+  // writes a hot path repeats (parsing the same INSERT on every remediation transition was 3 %
+  // of a 102,400-GPU twin run). Reset and unbound when returned; Run() leaves it reset. Only
+  // for statements that run to completion: a SELECT stepped part-way would hold its read.
+  Result<SqliteStmt*> Cached(std::string_view sql);
+  // Exec of one statement through Cached (BEGIN, COMMIT and the like).
+  Status ExecCached(std::string_view sql);
   int64_t LastInsertId() const;
   int Changes() const;  // Rows changed by the last INSERT/UPDATE/DELETE.
   const std::string& path() const { return path_; }
@@ -86,6 +94,8 @@ class SqliteDb {
   SqliteDb(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
   sqlite3* db_;
   std::string path_;
+  // Finalized before the connection closes (declared after db_, destroyed in ~SqliteDb).
+  std::unordered_map<std::string, std::unique_ptr<SqliteStmt>> cached_;
 };
 
 // Scoped transaction: BEGIN IMMEDIATE (via Begin) or BEGIN (via BeginRead), ROLLBACK on

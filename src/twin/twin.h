@@ -463,6 +463,7 @@ class Twin : private AdmissionHost, private TwinOps {
   control::TenantShareAlert alerts_{0};  // By team index (threshold set in Create).
   std::vector<TimePoint> series_;
   std::map<std::string, WaitDistribution> waits_by_pod_size_;
+  std::vector<WaitDistribution*> pod_size_waits_;  // By GPUs per pod + 1 (0: shared); lazily.
   DefragStats defrag_;
   std::deque<SimTime> defrag_evictions_;  // Eviction times in the last hour.
   SimTime defrag_cycle_time_ = SimTime::Never();

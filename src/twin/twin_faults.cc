@@ -624,7 +624,7 @@ Status Twin::Stop(model::WorkloadId w) {
   // A service with a replica placed counts as running (TryPlace); a starting job does not yet.
   if (run.state == RunState::kRunning) --running_;
   ++stopped_;
-  Log(LifecycleKind::kStop, run, run.GpusHeld());
+  if (on_lifecycle_) Log(LifecycleKind::kStop, run, run.GpusHeld());
   run.state = RunState::kDone;
   run.desired_replicas = 0;  // A service asks for no more replicas.
   ++run.epoch;               // Its start, phase, checkpoint and finish events are void.

@@ -15,8 +15,8 @@
 //   Percentiles p = d.Compute({/* pending waits so far */});
 //
 // Cost: Add is amortised O(1) (appends, merged in batches of kBatch samples or one sample per
-// 32 bytes of the encoding, whichever is more: about 32 bytes re-encoded per sample); memory is
-// at most max_bytes plus a batch (8 KB, up to max_bytes / 4 at the cap) and, while merging, a
+// 8 bytes of the encoding, whichever is more: about 8 bytes re-encoded per sample); memory is
+// at most max_bytes plus a batch (8 KB, up to max_bytes at the cap) and, while merging, a
 // second copy. Compute sorts the batch and the extra samples and decodes the values once.
 // Not thread-safe (the twin's thread).
 #pragma once

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <numbers>
 
@@ -41,6 +42,20 @@ void RightSize(const RightSizeSpec& rs, model::Workload* w) {
   u.sm_active *= scale;
   u.busy = std::clamp(u.busy * scale, u.sm_active, 1.0);  // A kernel runs at least that often.
   u.idle_busy = std::min(1.0, u.idle_busy * scale);
+}
+
+// "<generator>-000042": the name fmt's "{}-{:06d}" gives, without its format parsing (1.5 % of
+// a 102,400-GPU run, once per arrival).
+std::string NumberedName(const std::string& base, int64_t n) {
+  char digits[24];
+  const char* end = std::to_chars(digits, digits + sizeof digits, n).ptr;
+  const auto len = static_cast<size_t>(end - digits);
+  std::string name;
+  name.reserve(base.size() + 1 + std::max<size_t>(len, 6));
+  name.append(base).push_back('-');
+  if (len < 6) name.append(6 - len, '0');
+  name.append(digits, len);
+  return name;
 }
 
 class GeneratorSource final : public WorkloadSource {
@@ -97,7 +112,7 @@ class GeneratorSource final : public WorkloadSource {
 
   model::Workload Make(SimTime at) {
     model::Workload w;
-    w.name = fmt::format("{}-{:06d}", spec_.name, emitted_);
+    w.name = NumberedName(spec_.name, emitted_);
     w.team = team_index_;
     w.namespace_name = team_.namespace_name;
     w.queue = spec_.queue.empty() ? team_.name : spec_.queue;

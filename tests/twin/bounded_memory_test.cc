@@ -67,12 +67,12 @@ TEST(BoundedMemoryTest, LongRunPeaksWithinAFixedBoundOfAShortOne) {
   EXPECT_GT(long_run.submitted, 8 * short_run.submitted);
   // ... in the short run's memory plus a fixed bound: what the report's accumulators may still
   // add before they stop growing (the default scenario's 16 wait distributions -- 3 tiers, 6
-  // teams, up to 7 pod sizes -- each capped at kDefaultMaxBytes plus a batch of up to a quarter
-  // of that), and 27 days of
+  // teams, up to 7 pod sizes -- each capped at kDefaultMaxBytes plus a batch of up to as much
+  // again), and 27 days of
   // hourly series points. Before issue 22 the 30-day run held every finished workload: about
   // 9 MB more per simulated day.
   const int64_t accumulators =
-      16 * static_cast<int64_t>(WaitDistribution::kDefaultMaxBytes * 5 / 4 +
+      16 * static_cast<int64_t>(WaitDistribution::kDefaultMaxBytes * 2 +
                                 sizeof(int64_t) * WaitDistribution::kBatch) +
       27 * 24 * 256;
   EXPECT_LE(long_run.heap_growth, short_run.heap_growth + accumulators)

@@ -51,5 +51,42 @@ TEST(EventQueueTest, InterleavedPushAndPopMatchAnOrderedSet) {
   EXPECT_TRUE(expected.empty());
 }
 
+// Delays from zero to weeks put events in the current slot's heap, the ring's buckets (up to
+// about 76 hours ahead) and the far heap; peeking at the top (which pours the next slot) and
+// then pushing earlier events, as a paused twin does, keeps the order exact.
+TEST(EventQueueTest, DelaysAcrossSlotsBucketsAndFarEventsPopInOrder) {
+  std::mt19937_64 rng(11);
+  EventQueue q;
+  std::set<std::pair<int64_t, int32_t>> expected;  // (time in microseconds, insertion no.)
+  int32_t pushed = 0;
+  int64_t now = 0;
+  const int64_t kDelays[] = {
+      0, 1'000, 60'000'000, 3'600'000'000, 100LL * 3'600'000'000, 21LL * 86'400'000'000};
+  for (int step = 0; step < 300'000; ++step) {
+    const uint64_t roll = rng() % 100;
+    if (expected.empty() || roll < 55) {
+      const int64_t span = kDelays[rng() % std::size(kDelays)];
+      const int64_t at = now + (span > 0 ? static_cast<int64_t>(rng() % span) : 0);
+      q.Push(kSimStart + SimDuration::Micros(at), EventKind::kWake, pushed);
+      expected.emplace(at, pushed++);
+    } else if (roll < 60) {
+      ASSERT_EQ(q.TopTime(), kSimStart + SimDuration::Micros(expected.begin()->first));
+    } else {
+      ASSERT_EQ(q.size(), expected.size());
+      const Event e = q.Pop();
+      const auto [at, target] = *expected.begin();
+      expected.erase(expected.begin());
+      ASSERT_EQ(e.target, target) << "step " << step;
+      ASSERT_EQ(e.time, kSimStart + SimDuration::Micros(at));
+      now = at;
+    }
+  }
+  while (!q.empty()) {
+    ASSERT_EQ(q.Pop().target, expected.begin()->second);
+    expected.erase(expected.begin());
+  }
+  EXPECT_TRUE(expected.empty());
+}
+
 }  // namespace
 }  // namespace steward::twin

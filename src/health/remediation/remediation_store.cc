@@ -99,8 +99,9 @@ Status RemediationStore::CreateSchema() {
 
 Status RemediationStore::SaveNode(const NodeRecord& n) {
   STEWARD_ASSIGN_OR_RETURN(
-      auto s,
-      db_->Prepare("INSERT OR REPLACE INTO nodes VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"));
+      store::SqliteStmt * stmt,
+      db_->Cached("INSERT OR REPLACE INTO nodes VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"));
+  store::SqliteStmt& s = *stmt;
   s.Bind(1, n.name)
       .Bind(2, int64_t{static_cast<int>(n.state)})
       .Bind(3, n.since.micros())
@@ -157,8 +158,10 @@ Result<std::vector<NodeRecord>> RemediationStore::LoadNodes() {
 
 Result<int64_t> RemediationStore::AppendTransition(const TransitionRecord& t) {
   STEWARD_ASSIGN_OR_RETURN(
-      auto s, db_->Prepare("INSERT INTO transitions(node, from_state, to_state, at_us, reason) "
-                           "VALUES(?,?,?,?,?)"));
+      store::SqliteStmt * stmt,
+      db_->Cached("INSERT INTO transitions(node, from_state, to_state, at_us, reason) "
+                  "VALUES(?,?,?,?,?)"));
+  store::SqliteStmt& s = *stmt;
   s.Bind(1, t.node)
       .Bind(2, int64_t{static_cast<int>(t.from)})
       .Bind(3, int64_t{static_cast<int>(t.to)})
@@ -191,9 +194,11 @@ Result<int64_t> RemediationStore::CountTransitions() {
 
 Result<TicketId> RemediationStore::InsertTicket(const Ticket& t) {
   STEWARD_ASSIGN_OR_RETURN(
-      auto s, db_->Prepare("INSERT INTO tickets(incident, scope, subject, kind, needs_human, "
-                           "summary, nodes, opened_us, resolved_us, external_ref, delivered) "
-                           "VALUES(?,?,?,?,?,?,?,?,NULL,?,?)"));
+      store::SqliteStmt * stmt,
+      db_->Cached("INSERT INTO tickets(incident, scope, subject, kind, needs_human, "
+                  "summary, nodes, opened_us, resolved_us, external_ref, delivered) "
+                  "VALUES(?,?,?,?,?,?,?,?,NULL,?,?)"));
+  store::SqliteStmt& s = *stmt;
   s.Bind(1, t.incident)
       .Bind(2, int64_t{static_cast<int>(t.scope)})
       .Bind(3, t.subject)
@@ -209,9 +214,10 @@ Result<TicketId> RemediationStore::InsertTicket(const Ticket& t) {
 }
 
 Status RemediationStore::UpdateTicket(const Ticket& t) {
-  STEWARD_ASSIGN_OR_RETURN(
-      auto s, db_->Prepare("UPDATE tickets SET nodes=?, resolved_us=?, external_ref=?, "
-                           "delivered=? WHERE id=?"));
+  STEWARD_ASSIGN_OR_RETURN(store::SqliteStmt * stmt,
+                           db_->Cached("UPDATE tickets SET nodes=?, resolved_us=?, external_ref=?, "
+                                       "delivered=? WHERE id=?"));
+  store::SqliteStmt& s = *stmt;
   s.Bind(1, JoinNames(t.nodes));
   if (t.resolved()) {
     s.Bind(2, t.resolved_at.micros());
@@ -250,8 +256,9 @@ Result<std::vector<Ticket>> RemediationStore::LoadTickets() {
 }
 
 Status RemediationStore::InsertEviction(const EvictionRecord& e) {
-  STEWARD_ASSIGN_OR_RETURN(auto s,
-                           db_->Prepare("INSERT OR IGNORE INTO evictions VALUES(?,?,?,?,?,?,?,?)"));
+  STEWARD_ASSIGN_OR_RETURN(store::SqliteStmt * stmt,
+                           db_->Cached("INSERT OR IGNORE INTO evictions VALUES(?,?,?,?,?,?,?,?)"));
+  store::SqliteStmt& s = *stmt;
   s.Bind(1, e.node)
       .Bind(2, e.drain_id)
       .Bind(3, e.workload)
@@ -295,8 +302,10 @@ Result<bool> RemediationStore::HasFault(const FaultRecord& f) {
 
 Status RemediationStore::InsertFault(const FaultRecord& f) {
   STEWARD_ASSIGN_OR_RETURN(
-      auto s, db_->Prepare("INSERT OR IGNORE INTO faults(node, at_us, source, code, action, "
-                           "category, incident) VALUES(?,?,?,?,?,?,?)"));
+      store::SqliteStmt * stmt,
+      db_->Cached("INSERT OR IGNORE INTO faults(node, at_us, source, code, action, "
+                  "category, incident) VALUES(?,?,?,?,?,?,?)"));
+  store::SqliteStmt& s = *stmt;
   s.Bind(1, f.node)
       .Bind(2, f.at.micros())
       .Bind(3, f.source)
@@ -330,7 +339,9 @@ Result<SimTime> RemediationStore::LatestFaultTime() {
 }
 
 Status RemediationStore::AddFailure(const std::string& node, SimTime at) {
-  STEWARD_ASSIGN_OR_RETURN(auto s, db_->Prepare("INSERT OR IGNORE INTO failures VALUES(?,?)"));
+  STEWARD_ASSIGN_OR_RETURN(store::SqliteStmt * stmt,
+                           db_->Cached("INSERT OR IGNORE INTO failures VALUES(?,?)"));
+  store::SqliteStmt& s = *stmt;
   s.Bind(1, node).Bind(2, at.micros());
   return s.Run();
 }
@@ -350,7 +361,9 @@ Result<std::vector<std::pair<std::string, SimTime>>> RemediationStore::LoadFailu
 
 Status RemediationStore::SaveIncident(const Incident& i) {
   STEWARD_ASSIGN_OR_RETURN(
-      auto s, db_->Prepare("INSERT OR REPLACE INTO incidents VALUES(?,?,?,?,?,?,?,?,?,?,?,?)"));
+      store::SqliteStmt * stmt,
+      db_->Cached("INSERT OR REPLACE INTO incidents VALUES(?,?,?,?,?,?,?,?,?,?,?,?)"));
+  store::SqliteStmt& s = *stmt;
   s.Bind(1, i.id)
       .Bind(2, int64_t{static_cast<int>(i.scope)})
       .Bind(3, i.subject)
