@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <map>
 
 namespace steward::twin {
 namespace {
@@ -60,6 +61,18 @@ MemoryEstimate EstimateMemory(const Scenario& s, bool served) {
       e.top_source_workloads = workloads;
     }
   };
+  // Workloads alive at once. A generator's running ones follow Little's law: its peak arrival
+  // rate times its mean duration, doubled to allow as long again for waiting, plus an hour of
+  // finished runs an open usage window still holds. Waiting beyond that is a backlog: when the
+  // GPUs a team's arrivals want in steady state (rate x pods x GPUs x duration) exceed what it
+  // may hold (its quota, or the cluster), the queue grows with every arrival and keeps the share
+  // 1 - capacity / demand of them; the same for the cluster as a whole. `once` generators and
+  // traces (read whole before the run) count every workload. So the estimate follows the
+  // horizon only where the queue does: an overloaded scenario is still refused.
+  double cluster_gpus = 0;
+  for (const PoolSpec& p : s.pools) cluster_gpus += static_cast<double>(p.nodes) * p.gpus_per_node;
+  std::map<std::string, std::pair<double, double>> team_load;  // Team: GPUs wanted, arrivals.
+  double running = 0, arrivals_wanting = 0, gpus_wanted = 0;
   for (size_t i = 0; i < s.generators.size(); ++i) {
     const GeneratorSpec& g = s.generators[i];
     double n = 0;
@@ -67,18 +80,45 @@ MemoryEstimate EstimateMemory(const Scenario& s, bool served) {
     if (g.arrival.process == ArrivalSpec::Process::kOnce) {
       n = g.arrival.start_hours < horizon_hours ? g.arrival.count : 0;
       why = fmt::format("{} at once", g.arrival.count);
+      running += n;
     } else {
       // A diurnal swing averages out over whole days: the mean rate times the hours it runs.
       const double hours = std::max(0.0, horizon_hours - g.arrival.start_hours);
       n = g.arrival.rate_per_hour * hours;
       why = fmt::format("{:g} per hour over {:g} h", g.arrival.rate_per_hour, hours);
+      const double duration = std::max(0.0, g.duration_hours.Mean());
+      const double peak = g.arrival.rate_per_hour * (1 + std::abs(g.arrival.diurnal_amplitude));
+      running += std::min(n, peak * (2 * duration + 1));
+      const double wanted = g.arrival.rate_per_hour * std::max(1.0, g.pods.Mean()) *
+                            std::max(1.0, g.gpus_per_pod.Mean()) * duration;
+      team_load[g.team].first += wanted;
+      team_load[g.team].second += n;
+      gpus_wanted += wanted;
+      arrivals_wanting += n;
     }
     e.workloads += n;
     consider(fmt::format("generators[{}] '{}' ({})", i, g.name, why), n);
   }
+  auto backlog = [](double wanted, double capacity, double arrivals) {
+    return wanted > capacity ? arrivals * (1 - capacity / wanted) : 0.0;
+  };
+  double team_backlog = 0;
+  for (const auto& [team, load] : team_load) {
+    double capacity = cluster_gpus;
+    for (const TeamSpec& t : s.teams)
+      if (t.name == team && t.quota_gpus > 0)
+        capacity = std::min(capacity, static_cast<double>(t.quota_gpus));
+    team_backlog += backlog(load.first, capacity, load.second);
+  }
+  const double generated = e.workloads;
+  e.alive = std::min(
+      generated, running +
+                     std::max(team_backlog, backlog(gpus_wanted, cluster_gpus, arrivals_wanting)) +
+                     kFinishedRunsKept);
   for (size_t i = 0; i < s.traces.size(); ++i) {
     const double rows = std::max(0.0, CountLines(s.traces[i].path) - 1);
     e.workloads += rows;
+    e.alive += rows;
     consider(fmt::format("traces[{}] ({} rows of {})", i, Count(rows), s.traces[i].path.string()),
              rows);
   }
@@ -113,8 +153,8 @@ Status CheckMemory(const Scenario& s, const MemoryEstimate& e, int64_t limit) {
   std::string driver;
   const double nodes = e.node_bytes(), work = e.workload_bytes(), samples = e.sample_bytes();
   if (work >= nodes && work >= samples) {
-    driver = fmt::format("{} for {} workloads over {:g} days", FormatBytes(work),
-                         Count(e.workloads), s.horizon_days);
+    driver = fmt::format("{} for up to {} workloads at once of {} over {:g} days",
+                         FormatBytes(work), Count(e.alive), Count(e.workloads), s.horizon_days);
     if (!e.top_source.empty()) driver += fmt::format(", most from {}", e.top_source);
   } else if (nodes >= samples) {
     driver = fmt::format("{} for {} nodes", FormatBytes(nodes), Count(e.nodes));

@@ -8,10 +8,11 @@
 //   //     (half of this machine's 24.0 GB); most of it for 41,000,000 workloads (...) ..."
 //
 // The estimate is a sum of measured per-object costs (below): what every node keeps (its
-// labels, its state), every workload that arrives over the horizon (the twin keeps each one's
-// spec and run until the report), every time-series sample of the report, and, when served
-// live, what the dashboard and /metrics/dcgm keep per GPU. Costs: O(generators + pools), plus one pass over trace and node-list files to count
-// their lines (no parsing). Thread-compatible, no state.
+// labels, its state), every workload alive at once (the twin releases finished runs, issue 22;
+// see EstimateMemory for the model), every time-series sample of the report, and, when served
+// live, what the dashboard and /metrics/dcgm keep per GPU. Costs: O(generators + pools), plus one
+// pass over trace and node-list files to count their lines (no parsing). Thread-compatible, no
+// state.
 #pragma once
 
 #include <cstdint>
@@ -40,10 +41,13 @@ inline constexpr double kBytesPerWorkload = 2 * 1024;
 inline constexpr double kBytesPerSample = 4.5 * 1024;
 inline constexpr double kBytesPerServedGpu = 16 * 1024;
 inline constexpr double kBytesBase = 24.0 * 1024 * 1024;
+// Finished runs the twin keeps readable (TwinOptions::finished_runs_kept's default).
+inline constexpr double kFinishedRunsKept = 1024;
 
 struct MemoryEstimate {
   double nodes = 0;        // Nodes of the pools and of the Alibaba node list.
   double workloads = 0;    // Expected arrivals over the horizon (generators and traces).
+  double alive = 0;        // Of them, the most held at once (what memory is charged for).
   double samples = 0;      // Report time-series points (horizon / sample_minutes).
   double served_gpus = 0;  // GPUs of the pools when served live (`steward serve`), else 0.
   // What brings the most workloads: e.g. "generators[2] 'notebooks' (1e+09 per hour over 168 h)".
@@ -51,7 +55,7 @@ struct MemoryEstimate {
   double top_source_workloads = 0;
 
   double node_bytes() const { return nodes * kBytesPerNode + served_gpus * kBytesPerServedGpu; }
-  double workload_bytes() const { return workloads * kBytesPerWorkload; }
+  double workload_bytes() const { return alive * kBytesPerWorkload; }
   double sample_bytes() const { return samples * kBytesPerSample; }
   double total_bytes() const {
     return kBytesBase + node_bytes() + workload_bytes() + sample_bytes();

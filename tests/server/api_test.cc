@@ -182,6 +182,9 @@ TEST_F(ApiTest, ControlsChangeTheTwin) {
   json w = Get("/api/workloads/mine");
   EXPECT_EQ(w["state"], "pending");
   EXPECT_EQ(w["reason"], "quota_exhausted");
+  // The detail is written when reasons are read, with the numbers of the latest pass.
+  EXPECT_NE(w["reason_detail"].get<std::string>().find("-GPU quota; needs 4"), std::string::npos)
+      << w;
   EXPECT_EQ(w["tier"], "training");
   ASSERT_EQ(Call("POST", "/api/queues/b/quota", {}, R"({"gpus":4})").status, 200);
   EXPECT_EQ(Get("/api/queues")["queues"][1]["quota_gpus"], 4);

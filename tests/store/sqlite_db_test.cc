@@ -70,6 +70,34 @@ TEST(SqliteDbTest, TransactionRollsBackUnlessCommitted) {
   EXPECT_EQ(CountRows(db->get()), 1);
 }
 
+// A cached statement is prepared once and comes back reset and unbound, so the next use binds
+// afresh; its errors name the SQL; the database closes with statements still cached.
+TEST(SqliteDbTest, CachedStatementsAreReusedResetAndUnbound) {
+  const std::string path = TempPath("cached.db");
+  auto db = SqliteDb::Open(path);
+  ASSERT_TRUE(db.ok()) << db.status().ToString();
+  ASSERT_TRUE((*db)->Exec("CREATE TABLE t(x INTEGER)").ok());
+  auto first = (*db)->Cached("INSERT INTO t VALUES (?)");
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  ASSERT_TRUE((*first)->Bind(1, 7).Run().ok());
+  auto again = (*db)->Cached("INSERT INTO t VALUES (?)");
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(*again, *first);
+  ASSERT_TRUE((*again)->Run().ok());  // Unbound: inserts NULL, not 7 again.
+  auto nulls = (*db)->Prepare("SELECT count(*) FROM t WHERE x IS NULL");
+  ASSERT_TRUE(nulls.ok() && *nulls->Step());
+  EXPECT_EQ(nulls->Int(0), 1);
+  EXPECT_EQ(CountRows(db->get()), 2);
+  auto bad = (*db)->Cached("INSERT INTO missing VALUES (1)");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(bad.status().ToString(), HasSubstr("missing"));
+  SqliteTransaction txn(db->get());  // BEGIN and COMMIT go through the cache too.
+  ASSERT_TRUE(txn.Begin().ok());
+  ASSERT_TRUE((*db)->ExecCached("INSERT INTO t VALUES (3)").ok());
+  ASSERT_TRUE(txn.Commit().ok());
+  EXPECT_EQ(CountRows(db->get()), 3);
+}
+
 // A reader's BeginRead holds one snapshot across statements and takes no write lock: a second
 // connection commits meanwhile, and the reader sees the commit only after its transaction ends.
 TEST(SqliteDbTest, ReadTransactionSeesOneSnapshotAndDoesNotBlockWriters) {

@@ -37,12 +37,57 @@ TEST(MemoryEstimateTest, CountsNodesArrivalsAndSamples) {
   const MemoryEstimate e = EstimateMemory(s);
   EXPECT_EQ(e.nodes, 200);
   EXPECT_EQ(e.workloads, 240 + 5);
+  EXPECT_EQ(e.alive, 240 + 5);  // Two days: fewer than the finished runs kept readable.
   EXPECT_EQ(e.samples, 2 * 24 * 2);
   EXPECT_EQ(e.served_gpus, 0);
   EXPECT_EQ(e.total_bytes(),
             kBytesBase + 200 * kBytesPerNode + 245 * kBytesPerWorkload + 96 * kBytesPerSample);
   // Served live, every GPU costs its snapshots and dcgm page too.
   EXPECT_EQ(EstimateMemory(s, true).total_bytes(), e.total_bytes() + 1600 * kBytesPerServedGpu);
+}
+
+// Finished runs are released (issue 22): a year of arrivals costs what is alive at once, by
+// Little's law (10 per hour x (twice the 1 h duration + the hour a usage window holds them)),
+// plus the finished runs kept readable.
+TEST(MemoryEstimateTest, ALongHorizonChargesWhatIsAliveNotEveryArrival) {
+  Scenario s;
+  s.horizon_days = 365;
+  PoolSpec p;
+  p.nodes = 200;
+  p.gpus_per_node = 8;
+  s.pools = {p};
+  s.teams = {{"a", "a", 16}};
+  GeneratorSpec g;
+  g.team = "a";
+  g.arrival.rate_per_hour = 10;
+  s.generators = {g};
+  const MemoryEstimate e = EstimateMemory(s);
+  EXPECT_EQ(e.workloads, 10 * 8760);
+  EXPECT_EQ(e.alive, 10 * 3 + kFinishedRunsKept);
+  // Half again at the diurnal peak.
+  s.generators[0].arrival.diurnal_amplitude = 0.5;
+  EXPECT_EQ(EstimateMemory(s).alive, 15 * 3 + kFinishedRunsKept);
+}
+
+// A team whose arrivals want more GPUs than its quota lets run builds a queue that grows with
+// the horizon: 10 GPUs wanted against a quota of 4 leaves 60 % of its arrivals waiting.
+TEST(MemoryEstimateTest, AnOverloadedQueueIsChargedForItsBacklog) {
+  Scenario s;
+  s.horizon_days = 365;
+  PoolSpec p;
+  p.nodes = 200;
+  p.gpus_per_node = 8;
+  s.pools = {p};
+  s.teams = {{"a", "a", 4}};
+  GeneratorSpec g;
+  g.team = "a";
+  g.arrival.rate_per_hour = 10;
+  s.generators = {g};
+  EXPECT_DOUBLE_EQ(EstimateMemory(s).alive, 10 * 3 + 0.6 * 87600 + kFinishedRunsKept);
+  // The whole cluster overloaded (its 1,600 GPUs against 3,200 wanted) keeps half of them.
+  s.teams[0].quota_gpus = 0;  // No quota of its own: the cluster bounds it.
+  s.generators[0].gpus_per_pod = Distribution::Constant(320);
+  EXPECT_DOUBLE_EQ(EstimateMemory(s).alive, 10 * 3 + 0.5 * 87600 + kFinishedRunsKept);
 }
 
 TEST(MemoryEstimateTest, HugeArrivalsTimesDaysAreRefusedBeforeAnythingIsBuilt) {
@@ -111,6 +156,14 @@ TEST(MemoryEstimateTest, TheDefaultAndExampleScenariosFitA24GbMachine) {
     ++checked;
   }
   EXPECT_GE(checked, 10);
+  // A year of the 102,400-GPU scenario too (it peaks near 100 MB; every arrival would be 53 GB).
+  Result<Scenario> big =
+      LoadScenario(std::string(STEWARD_SOURCE_DIR) + "/examples/scale-100k.yaml");
+  ASSERT_TRUE(big.ok()) << big.status().ToString();
+  big->horizon_days = 365;
+  const MemoryEstimate year = EstimateMemory(*big);
+  EXPECT_TRUE(CheckMemory(*big, year, 12 * kGiB).ok()) << year.total_bytes();
+  EXPECT_LT(year.alive, year.workloads / 10);
 }
 
 TEST(MemoryEstimateTest, ParsesLimits) {
