@@ -5,6 +5,7 @@
 #include <httplib.h>
 
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "server_test_util.h"
 
@@ -69,6 +70,27 @@ TEST(HttpServerTest, ControlsAfterStopRunDirectly) {
   // Stopped: the change runs directly on the caller (no thread), like before Start().
   EXPECT_TRUE(live->Control([](twin::Twin& t) { return t.SetNodeCordoned(0, true); }).ok());
   EXPECT_EQ(live->snapshot()->overview.nodes_cordoned, 1);
+}
+
+// Once the twin passes its horizon nothing is rebuilt on the tick: the published snapshot stays
+// the same until a control changes something.
+TEST(HttpServerTest, PastTheHorizonNoSnapshotIsRebuiltUntilAControl) {
+  LiveTwinOptions opt;
+  opt.speed = 1e9;  // The whole horizon on the first tick.
+  opt.step = std::chrono::milliseconds(5);
+  auto live = testing::MakeLive(testing::TwoNodeYaml(), opt);
+  const double horizon = 24 * 3600;  // SmallScenarioYaml's one day.
+  live->Start();
+  for (int i = 0; i < 1000 && live->snapshot()->overview.sim_seconds < horizon; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  ASSERT_EQ(live->snapshot()->overview.sim_seconds, horizon);
+  const int64_t version = live->snapshot()->version;
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));  // Twenty ticks.
+  EXPECT_EQ(live->snapshot()->version, version);
+  ASSERT_TRUE(live->Control([](twin::Twin& t) { return t.SetNodeCordoned(0, true); }).ok());
+  EXPECT_GT(live->snapshot()->version, version);
+  EXPECT_EQ(live->snapshot()->overview.nodes_cordoned, 1);
+  live->Stop();
 }
 
 TEST(HttpServerTest, BusyPortIsAnError) {
