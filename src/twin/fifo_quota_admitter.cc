@@ -34,6 +34,10 @@ class FifoQuotaAdmitter final : public Admitter {
       auto& q = queues_[t];
       while (!q.empty()) {
         const model::WorkloadId id = q.front();
+        // A head the quota stopped stays stopped until the team's use or quota changes (what a
+        // workload wants does not): it is not looked at again until then.
+        const QuotaBlock& b = blocked_[t];
+        if (b.id == id && b.used == used_[t] && b.quota == quota_[t]) break;
         const int budget = quota_[t] - used_[t];
         const int wanted = host.GpusWanted(id);
         if (wanted > budget) {
