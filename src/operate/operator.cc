@@ -110,6 +110,7 @@ Status Operator::PrimeTidal(SimTime now) {
       rates_->History(SimTime::FromMicros(now.micros() - span.micros()),
                       SimTime::FromMicros(now.micros() - step.micros()), step));
   for (const RequestRateReader::Past& p : past) tidal_->ObserveHistory(p.load, p.at);
+  tidal_primed_ = true;  // Once: a later hold leaves a gap, never a second, older history.
   fmt::print(stderr, "steward operate: tidal: primed the forecasts with {} past readings\n",
              past.size());
   return Status::Ok();
@@ -134,7 +135,6 @@ Status Operator::StepTidal(SimTime now) {
     }
     return loads.status();
   }
-  tidal_primed_ = true;
   if (tidal_holding_) {
     tidal_holding_ = false;
     fmt::print(stderr, "steward operate: tidal: demand reads again; stepping\n");
