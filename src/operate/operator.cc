@@ -86,6 +86,7 @@ Result<std::unique_ptr<Operator>> Operator::Create(live::KubeClient* client,
     op->tidal_ = std::make_unique<tidal::TidalController>(*op->gate_, op->options_.tidal->options);
     op->rates_.emplace(*prometheus, op->options_.tidal->services);
     op->tidal_primed_ = !op->options_.tidal->prime_from_history;
+    op->stats_.tidal = true;
   }
   op->actuator_->set_reason_source([self](std::string_view node) -> std::string {
     const health::NodeRecord* r = self->remediation_->Find(node);
@@ -141,7 +142,9 @@ Status Operator::StepTidal(SimTime now) {
   }
   tidal_next_ = now + tidal_->options().period;
   ++stats_.tidal_steps;
-  return tidal_->Step(*loads);
+  Status s = tidal_->Step(*loads);
+  stats_.tidal_lent_gpus = tidal_->stats().lent_gpus;
+  return s;
 }
 
 bool Operator::ReadPauseSwitch() {

@@ -106,6 +106,8 @@ class Operator {
     int64_t stack_findings = 0, tenant_alerts = 0;
     int64_t reclaim_notices = 0, reclaims = 0;
     int64_t tidal_steps = 0, tidal_holds = 0;  // Holds: tidal periods without a usable reading.
+    bool tidal = false;                        // Tidal lending configured.
+    int64_t tidal_lent_gpus = -1;              // As of the last step (-1: no step yet).
     int64_t errors = 0;
   };
   const Stats& stats() const { return stats_; }
