@@ -7,7 +7,8 @@
 #   model, store <- control <- twin, health, live (the controllers' one interface to a cluster)
 #   model <- http <- kube <- kubefront (the twin as a Kubernetes API), live (the client), health
 #     (kubectl YAML node lists)
-#   live, health, reclaim, telemetry, control <- operate <- cli (the controllers on a live cluster)
+#   live, health, reclaim, tidal, telemetry, control <- operate <- cli (the controllers on a live
+#     cluster)
 #   live, health, telemetry, twin, govern <- snapshot <- cli (a live cluster as a twin scenario)
 #   live, audit <- audit_live <- cli (the tenancy audit of a live cluster)
 #   twin, control, store <- rollout <- cli (gated GPU-stack rollouts, twin and live)
@@ -104,7 +105,7 @@ steward_module(snapshot DEPS live health telemetry twin govern kube model)
 include(${PROJECT_SOURCE_DIR}/cmake/dashboard.cmake)
 # steward operate: the controllers on a live cluster (client, cache, gate, remediation, DCGM
 # signals from Prometheus).
-steward_module(operate DEPS live http health reclaim telemetry control store model)
+steward_module(operate DEPS live http health reclaim tidal telemetry control store model)
 # Gated rollouts of GPU-stack changes (docs/rollout.md): the plan, the engine over
 # control::ClusterControl, its SQLite state, and the engine as a twin controller.
 steward_module(rollout DEPS twin control store model)

@@ -28,7 +28,7 @@ namespace {
 std::atomic<bool> g_stop{false};
 
 struct OperateFlags {
-  std::string kubeconfig, context, prometheus, prometheus_config, audit, state;
+  std::string kubeconfig, context, prometheus, prometheus_config, audit, state, tidal;
   bool apply = false, server_dry_run = false, once = false;
   double interval = 30, prometheus_timeout = 10, sync_timeout = 60;
   int max_evictions_per_minute = 20;
@@ -113,6 +113,20 @@ int RunOperate(const OperateFlags& f) {
     }
     prometheus = std::move(*pc);
   }
+  std::optional<operate::LiveTidalConfig> tidal;
+  if (!f.tidal.empty()) {
+    Result<operate::LiveTidalConfig> t = operate::LoadTidalConfig(f.tidal);
+    if (!t.ok()) {
+      fmt::print(stderr, "steward operate: {}\n", t.status().ToString());
+      return 2;
+    }
+    if (t->enabled && !prometheus) {
+      fmt::print(stderr,
+                 "steward operate: --tidal needs --prometheus (the services' request rates)\n");
+      return 2;
+    }
+    tidal = std::move(*t);
+  }
   std::unique_ptr<store::AuditLog> audit;
   if (!f.audit.empty()) {
     Result<std::unique_ptr<store::AuditLog>> a = store::AuditLog::Open(f.audit);
@@ -196,6 +210,7 @@ int RunOperate(const OperateFlags& f) {
     }
     o.reclaim.spec.exempt_labels[l.substr(0, eq)] = l.substr(eq + 1);
   }
+  o.tidal = std::move(tidal);
   o.reclaim.grace = SecondsF(f.eviction_grace);
   o.reclaim.checkpoint_grace = SecondsF(f.checkpoint_grace);
   if (health) {
@@ -208,6 +223,13 @@ int RunOperate(const OperateFlags& f) {
     fmt::print(stderr, "steward operate: {}\n", op.status().ToString());
     return 1;
   }
+  if (const tidal::TidalController* t = (*op)->tidal())
+    fmt::print(stderr,
+               "steward operate: tidal lending from ClusterQueue {} to {} (static split {} + "
+               "{} GPUs), every {} s, {} service(s)\n",
+               t->options().lend_from, t->options().lend_to, *t->options().serving_quota,
+               *t->options().borrower_quota, t->options().period.ToSeconds(),
+               o.tidal->services.size());
   fmt::print(stderr, "steward operate: {} against {} ({} nodes){}\n",
              f.apply            ? "APPLYING changes"
              : f.server_dry_run ? "server-side dry run"
@@ -231,6 +253,17 @@ int RunOperate(const OperateFlags& f) {
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   const operate::Operator::Stats& st = (*op)->stats();
+  if (const tidal::TidalController* t = (*op)->tidal(); t && st.tidal_steps == 0)
+    fmt::print(stderr, "steward operate: tidal: 0 steps, {} hold(s); nothing lent or taken back\n",
+               st.tidal_holds);
+  else if (t)
+    fmt::print(stderr,
+               "steward operate: tidal: {} step(s), {} hold(s); {} GPUs of {} lent to {} "
+               "(serving needs {})\n",
+               st.tidal_steps, st.tidal_holds, t->stats().lent_gpus, t->options().lend_from,
+               t->options().lend_to,
+               t->last_need() ? fmt::format("{} GPUs", *t->last_need())
+                              : std::string("unknown: no forecast yet"));
   fmt::print(stderr,
              "steward operate: {} pass(es), {} XID(s), {} condition change(s), {} action(s) "
              "recorded, {} error(s){}\n",
@@ -287,6 +320,9 @@ void RegisterOperateCommands(CLI::App& app) {
                  "Prometheus URL with dcgm-exporter series (XIDs); without it, only node "
                  "conditions are signals");
   AddPrometheusConfigFlag(op, &flags->prometheus_config);
+  op->add_option("--tidal", flags->tidal,
+                 "Tidal lending (docs/tidal.md): a YAML file with the scenario's tidal: section, "
+                 "the static split and each service's request-rate query (needs --prometheus)");
   op->add_flag("--apply", flags->apply,
                "Act: cordon, evict, annotate, emit events (default: plan only)");
   op->add_flag("--server-dry-run", flags->server_dry_run,

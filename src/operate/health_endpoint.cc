@@ -67,6 +67,10 @@ void HealthEndpoint::RecordPass(const Operator::Stats& stats, bool ok) {
   passes_ = stats.passes;
   errors_ = stats.errors;
   xids_ = stats.xids;
+  tidal_ = stats.tidal;
+  tidal_steps_ = stats.tidal_steps;
+  tidal_holds_ = stats.tidal_holds;
+  tidal_lent_gpus_ = stats.tidal_lent_gpus;
   if (!ok) ++failed_passes_;
   progress_at_ = Now().time_since_epoch().count();
 }
@@ -105,6 +109,18 @@ std::string HealthEndpoint::Metrics() const {
                                 {"applied", &applied_},
                                 {"failed", &failed_}})
     out += fmt::format("steward_operate_actions_total{{mode=\"{}\"}} {}\n", mode, n->load());
+  if (tidal_) {  // Tidal lending configured (operate --tidal).
+    metric("steward_operate_tidal_steps_total", "counter", "Tidal lending's control steps.");
+    out += fmt::format("steward_operate_tidal_steps_total {}\n", tidal_steps_.load());
+    metric("steward_operate_tidal_holds_total", "counter",
+           "Tidal periods held for want of a usable request-rate reading.");
+    out += fmt::format("steward_operate_tidal_holds_total {}\n", tidal_holds_.load());
+  }
+  if (tidal_lent_gpus_ >= 0) {  // Known from the first step on.
+    metric("steward_operate_tidal_lent_gpus", "gauge",
+           "GPUs of the serving queue's quota lent at the last tidal step.");
+    out += fmt::format("steward_operate_tidal_lent_gpus {}\n", tidal_lent_gpus_.load());
+  }
   metric("steward_operate_ready", "gauge", "1 once the cluster cache has synced.");
   out += fmt::format("steward_operate_ready {}\n", ready_ ? 1 : 0);
   metric("steward_operate_is_leader", "gauge",

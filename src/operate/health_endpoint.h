@@ -90,6 +90,8 @@ class HealthEndpoint {
   std::atomic<bool> ready_{false};
   std::atomic<int64_t> progress_at_{0};  // steady_clock ticks of SetReady or the last pass.
   std::atomic<int64_t> passes_{0}, failed_passes_{0}, errors_{0}, xids_{0};
+  std::atomic<bool> tidal_{false};
+  std::atomic<int64_t> tidal_steps_{0}, tidal_holds_{0}, tidal_lent_gpus_{-1};
   std::atomic<int64_t> planned_{0}, server_dry_run_{0}, applied_{0}, failed_{0};
   mutable std::mutex stack_mu_;
   std::optional<std::vector<health::StackFinding>> stack_findings_;  // Guarded by stack_mu_.

@@ -78,6 +78,16 @@ Result<std::unique_ptr<Operator>> Operator::Create(live::KubeClient* client,
                              reclaim::ControlReclaimer::Create(op->options_.reclaim, *op->gate_));
     op->reclaimer_.emplace(std::move(r));
   }
+  if (op->options_.tidal && op->options_.tidal->enabled) {
+    if (prometheus == nullptr)
+      return Status::FailedPrecondition(
+          fmt::format("{}: tidal lending needs --prometheus (the services' request rates)",
+                      op->options_.tidal->source));
+    op->tidal_ = std::make_unique<tidal::TidalController>(*op->gate_, op->options_.tidal->options);
+    op->rates_.emplace(*prometheus, op->options_.tidal->services);
+    op->tidal_primed_ = !op->options_.tidal->prime_from_history;
+    op->stats_.tidal = true;
+  }
   op->actuator_->set_reason_source([self](std::string_view node) -> std::string {
     const health::NodeRecord* r = self->remediation_->Find(node);
     return r ? r->reason : "";
@@ -89,6 +99,52 @@ void Operator::Note(const Status& s) {
   if (s.ok()) return;
   ++stats_.errors;
   if (first_error_.ok()) first_error_ = s;
+}
+
+Status Operator::PrimeTidal(SimTime now) {
+  const tidal::TidalOptions& o = tidal_->options();
+  const SimDuration span = Hours(24) * o.forecast.days;
+  // Prometheus answers at most 11,000 points per series: coarser steps over long histories.
+  const SimDuration step = std::max(o.period, SimDuration::Micros(span.micros() / 10000 + 1));
+  STEWARD_ASSIGN_OR_RETURN(
+      std::vector<RequestRateReader::Past> past,
+      rates_->History(SimTime::FromMicros(now.micros() - span.micros()),
+                      SimTime::FromMicros(now.micros() - step.micros()), step));
+  for (const RequestRateReader::Past& p : past) tidal_->ObserveHistory(p.load, p.at);
+  tidal_primed_ = true;  // Once: a later hold leaves a gap, never a second, older history.
+  fmt::print(stderr, "steward operate: tidal: primed the forecasts with {} past readings\n",
+             past.size());
+  return Status::Ok();
+}
+
+Status Operator::StepTidal(SimTime now) {
+  if (!tidal_ || (!tidal_next_.is_never() && now < tidal_next_)) return Status::Ok();
+  const std::string& queue = tidal_->options().lend_from;
+  Status read = tidal_primed_ ? Status::Ok() : PrimeTidal(now);
+  Result<std::vector<control::ServiceLoad>> loads =
+      read.ok() ? rates_->Read() : Result<std::vector<control::ServiceLoad>>(read);
+  if (!loads.ok()) {
+    // Hold: no step, so nothing is lent (nor a forecast fed) on a number that is not there.
+    ++stats_.tidal_holds;
+    fmt::print(stderr, "steward operate: tidal holds: {}\n", loads.status().message());
+    if (!tidal_holding_) {
+      tidal_holding_ = true;
+      Note(gate_->EmitEvent({"ClusterQueue", "", queue}, "Warning", "TidalHold",
+                            fmt::format("tidal lending holds (nothing lent or taken back) until "
+                                        "the demand reads again: {}",
+                                        loads.status().message())));
+    }
+    return loads.status();
+  }
+  if (tidal_holding_) {
+    tidal_holding_ = false;
+    fmt::print(stderr, "steward operate: tidal: demand reads again; stepping\n");
+  }
+  tidal_next_ = now + tidal_->options().period;
+  ++stats_.tidal_steps;
+  Status s = tidal_->Step(*loads);
+  stats_.tidal_lent_gpus = tidal_->stats().lent_gpus;
+  return s;
 }
 
 bool Operator::ReadPauseSwitch() {
@@ -275,6 +331,8 @@ Status Operator::RunPass() {
   ++stats_.passes;
   paused_ = ReadPauseSwitch();  // Once per pass, not once per write.
   const SimTime now = live_->Now();
+  // Before the XIDs: an unreachable Prometheus ends the pass there, and tidal must hold first.
+  Note(StepTidal(now));
   STEWARD_RETURN_IF_ERROR(PollXids(now));
   PollNodes(now);
   CheckStack();

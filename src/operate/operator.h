@@ -11,7 +11,11 @@
 //      (Warning Events, once per new finding / crossing), and idle reclaim
 //      (reclaim/control_reclaimer.h) over SM-active per pod from Prometheus
 //      (avg by (namespace, pod) of DCGM_FI_PROF_SM_ACTIVE);
-//   4. ticks the RemediationController (the same one the twin runs) until it has nothing due,
+//   4. with a tidal configuration (operate/tidal_config.h), every tidal period: reads each
+//      service's request rate from Prometheus (operate/request_rate_reader.h) and steps the
+//      TidalController the twin runs (tidal/tidal_controller.h) through the gate; without a
+//      usable reading it holds (no step: never lends on missing data) and says so once;
+//   5. ticks the RemediationController (the same one the twin runs) until it has nothing due,
 //      so one pass takes a faulty node as far as it can go now (cordon, then the drain's
 //      first evictions).
 //
@@ -22,7 +26,8 @@
 // Without --apply (Mode::kPlan) nothing is written and every action is a plan line and an
 // audit row; the remediation state then lives in memory only (a dry run must not leave a
 // real run's state file believing nodes were cordoned).
-// Cost per pass: one cache copy of nodes, two Prometheus queries, O(nodes + GPU pods).
+// Cost per pass: one cache copy of nodes, two Prometheus queries (plus one or two per tidal
+// service each tidal period), O(nodes + GPU pods).
 // Thread-safety: one thread runs passes.
 #pragma once
 
@@ -41,9 +46,12 @@
 #include "live/kube_client.h"
 #include "live/live_control.h"
 #include "operate/live_actuator.h"
+#include "operate/request_rate_reader.h"
+#include "operate/tidal_config.h"
 #include "reclaim/control_reclaimer.h"
 #include "store/audit_log.h"
 #include "telemetry/prometheus_client.h"
+#include "tidal/tidal_controller.h"
 
 namespace steward::operate {
 
@@ -76,6 +84,8 @@ struct OperatorOptions {
   // kinds (default notebooks: 30 min to the notice, 60 to the reclaim, SM-active < 5 %).
   bool idle_reclaim = true;
   reclaim::ControlReclaimerOptions reclaim;
+  // Tidal lending (needs Prometheus for the request rates); unset or disabled = off.
+  std::optional<LiveTidalConfig> tidal;
 };
 
 class Operator {
@@ -95,6 +105,9 @@ class Operator {
     int64_t passes = 0, xids = 0, conditions = 0, diagnostics = 0, repairs = 0;
     int64_t stack_findings = 0, tenant_alerts = 0;
     int64_t reclaim_notices = 0, reclaims = 0;
+    int64_t tidal_steps = 0, tidal_holds = 0;  // Holds: tidal periods without a usable reading.
+    bool tidal = false;                        // Tidal lending configured.
+    int64_t tidal_lent_gpus = -1;              // As of the last step (-1: no step yet).
     int64_t errors = 0;
   };
   const Stats& stats() const { return stats_; }
@@ -106,6 +119,8 @@ class Operator {
   bool stack_checked() const { return stack_checked_; }
   const health::RemediationController& remediation() const { return *remediation_; }
   const control::GatedControl& gate() const { return *gate_; }
+  // The tidal controller (null without a tidal configuration).
+  const tidal::TidalController* tidal() const { return tidal_.get(); }
   // The first error a pass met (signals or actions), for the CLI.
   const Status& first_error() const { return first_error_; }
 
@@ -117,6 +132,10 @@ class Operator {
   void CheckTenants(SimTime now);
   // SM-active per pod from Prometheus, then a reclaim pass.
   Status ReclaimIdle();
+  // Tidal lending, when its period is due: prime the forecasts once, read the request rates,
+  // step the controller, or hold.
+  Status StepTidal(SimTime now);
+  Status PrimeTidal(SimTime now);
   // Reads the pause switch (one GET); RunPass does it once per pass.
   bool ReadPauseSwitch();
   void Note(const Status& s);
@@ -130,6 +149,11 @@ class Operator {
   std::unique_ptr<LiveActuator> actuator_;
   std::unique_ptr<health::RemediationController> remediation_;
   std::optional<reclaim::ControlReclaimer> reclaimer_;
+  std::unique_ptr<tidal::TidalController> tidal_;
+  std::optional<RequestRateReader> rates_;
+  SimTime tidal_next_ = SimTime::Never();
+  bool tidal_primed_ = false;
+  bool tidal_holding_ = false;
   std::map<std::pair<std::string, std::string>, int> last_xid_;     // (node, gpu) -> XID seen.
   std::map<std::string, std::set<std::string>> conditions_;         // node -> fault conditions.
   std::set<std::pair<std::string, std::string>> seen_annotations_;  // (node, key=value).

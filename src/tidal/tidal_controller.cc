@@ -25,7 +25,18 @@ std::optional<int> WholeGpus(const std::string& quantity) {
   return v;
 }
 
+// The replicas a service's request rate asks for at its autoscaler's target, in [min, max].
+double WantedReplicas(const ServiceLoad& s) {
+  const double per_replica = s.target_utilization * s.capacity_per_replica;
+  return std::clamp(std::ceil(s.rps / per_replica - 1e-9), static_cast<double>(s.min_replicas),
+                    static_cast<double>(s.max_replicas));
+}
+
 }  // namespace
+
+void TidalController::ObserveHistory(const ServiceLoad& s, SimTime at) {
+  forecasts_.try_emplace(s.name, options_.forecast).first->second.Observe(at, WantedReplicas(s));
+}
 
 TidalController::TidalController(control::ClusterControl& control, TidalOptions options)
     : control_(control), options_(std::move(options)) {
@@ -133,10 +144,7 @@ Status TidalController::Step(const std::vector<ServiceLoad>& services) {
   const SimTime horizon = now + options_.lead_time() + options_.period * 2;
   std::vector<ServiceDemand> demand;
   for (const ServiceLoad& s : services) {
-    const double per_replica = s.target_utilization * s.capacity_per_replica;
-    const double wanted =
-        std::clamp(std::ceil(s.rps / per_replica - 1e-9), static_cast<double>(s.min_replicas),
-                   static_cast<double>(s.max_replicas));
+    const double wanted = WantedReplicas(s);
     DemandForecast& f = forecasts_.try_emplace(s.name, options_.forecast).first->second;
     f.Observe(now, wanted);
     ServiceDemand d;
@@ -154,13 +162,21 @@ Status TidalController::Step(const std::vector<ServiceLoad>& services) {
   // 2. The static split, as first read.
   STEWARD_ASSIGN_OR_RETURN(Queues q, ReadQueues());
   if (!serving_base_) {
-    serving_base_ = WholeGpus(GpuQuota(*q.from)->nominal);
-    borrower_base_ = WholeGpus(GpuQuota(*q.to)->nominal);
+    serving_base_ =
+        options_.serving_quota ? options_.serving_quota : WholeGpus(GpuQuota(*q.from)->nominal);
+    borrower_base_ =
+        options_.borrower_quota ? options_.borrower_quota : WholeGpus(GpuQuota(*q.to)->nominal);
     if (!serving_base_ || !borrower_base_)
       return Status::InvalidArgument(
           "tidal: the lending queues' GPU quotas are not whole numbers of GPUs");
     for (const control::NodeInfo& n : control_.Nodes())
       node_gpus_ = std::max(node_gpus_, n.gpu_capacity);
+    // A stated split below which the serving queue was found (a restart while lending): that
+    // much is lent now, so the steps below keep or take it back.
+    if (options_.serving_quota) {
+      const std::optional<int> found = WholeGpus(GpuQuota(*q.from)->nominal);
+      if (found && *found < *serving_base_) stats_.lent_gpus = *serving_base_ - *found;
+    }
   }
 
   // 3. What may be lent now.

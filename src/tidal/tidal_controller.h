@@ -57,6 +57,10 @@ struct TidalOptions {
   SimDuration checkpointing_loss = Minutes(10);
   SimDuration non_checkpointing_loss = Hours(24);
   SimDuration lead_time() const { return save + restart; }
+  // The static split the controller lends from and returns to (GPU nominal quotas of lend_from
+  // and lend_to); unset: the quotas as first read. A live operator states it, so a restart
+  // while GPUs are lent does not take the lent quotas for the split.
+  std::optional<int> serving_quota, borrower_quota;
 };
 
 struct TidalStats {
@@ -78,6 +82,10 @@ class TidalController {
   // One control step at control.Now(). An error is the first failed action (the step goes on
   // with the next).
   Status Step(const std::vector<ServiceLoad>& services);
+  // Feeds a past reading of a service into its forecast without acting (a live controller
+  // primed from the request-rate metric's history need not wait a day). Times must not go
+  // backwards, nor come after a Step's.
+  void ObserveHistory(const ServiceLoad& service, SimTime at);
   const TidalStats& stats() const { return stats_; }
   // Reclaimed GPU-hours counted up to `now` (stats() holds them up to the last step).
   double GpuHoursReclaimed(SimTime now) const { return reclaimed_.GpuHours(now); }

@@ -5,7 +5,10 @@
 namespace steward::tidal {
 
 TidalOptions OptionsFrom(const twin::Scenario& s) {
-  const twin::TidalSpec& t = s.tidal;
+  return OptionsFrom(s.tidal, s.policies.startup_seconds);
+}
+
+TidalOptions OptionsFrom(const twin::TidalSpec& t, double default_restart_seconds) {
   TidalOptions o;
   o.lend_from = t.lend_from;
   o.lend_to = t.lend_to;
@@ -14,7 +17,7 @@ TidalOptions OptionsFrom(const twin::Scenario& s) {
   o.forecast.days = t.forecast_days;
   o.forecast.bucket = SecondsF(t.forecast_bucket_minutes * 60);
   o.save = SecondsF(t.save_seconds);
-  o.restart = SecondsF(t.restart_seconds >= 0 ? t.restart_seconds : s.policies.startup_seconds);
+  o.restart = SecondsF(t.restart_seconds >= 0 ? t.restart_seconds : default_restart_seconds);
   o.period = SecondsF(t.period_minutes * 60);
   return o;
 }

@@ -19,8 +19,10 @@
 
 namespace steward::tidal {
 
-// The controller's options from a scenario's tidal section (restart -1 = the scenario's
-// startup_seconds).
+// The controller's options from a tidal section (restart -1 = `default_restart_seconds`);
+// a live configuration (operate/tidal_config.h) reads the same section.
+TidalOptions OptionsFrom(const twin::TidalSpec& tidal, double default_restart_seconds);
+// ... from a scenario's (restart -1 = the scenario's startup_seconds).
 TidalOptions OptionsFrom(const twin::Scenario& scenario);
 
 class TwinTidal : public twin::TwinController {

@@ -1,4 +1,5 @@
-// Reading a scenario's YAML tree into typed fields (internal to twin/scenario*.cc): every
+// Reading a scenario's YAML tree into typed fields (internal to twin/scenario*.cc, and to the
+// readers that share a section's parser through twin/tidal_yaml.h): every
 // problem becomes a Status that names the source, line, column and the dotted field path, and
 // the small checks every section shares (positive numbers, counts, labels, kinds, lists).
 //

@@ -15,6 +15,7 @@
 #include "model/status.h"
 #include "twin/scenario.h"
 #include "twin/scenario_reader.h"
+#include "twin/tidal_yaml.h"  // ParseTidal, ParseAutoscaler (shared with operate --tidal).
 
 namespace steward::twin::scenario_yaml {
 
@@ -30,10 +31,9 @@ Status ParseReclaim(const Reader& r, const YAML::Node& m, ReclaimSpec* out);
 Status Validate(const Reader& r, const YAML::Node& root, const Scenario& s);
 
 // A generator's `traffic`, `capacity_per_replica`, `latency`, `slo` and `autoscaler` (an
-// inference generator's serving model), and the `tidal` section.
+// inference generator's serving model); the `tidal` section is read by ParseTidal (tidal_yaml.h).
 Status ParseServing(const Reader& r, const YAML::Node& generator, const std::string& path,
                     GeneratorSpec* g);
-Status ParseTidal(const Reader& r, const YAML::Node& tidal, TidalSpec* out);
 // Cross-references of the tidal section (queues, a traffic service to lend from).
 Status ValidateTidal(const Reader& r, const YAML::Node& root, Scenario* s);
 // Reads each generator's traffic CSV (paths already resolved against the scenario).

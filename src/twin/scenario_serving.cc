@@ -70,6 +70,8 @@ Status ParseTraffic(const Reader& r, const YAML::Node& n, const std::string& pat
   return Status::Ok();
 }
 
+}  // namespace
+
 Status ParseAutoscaler(const Reader& r, const YAML::Node& n, const std::string& path,
                        AutoscalerSpec* a) {
   STEWARD_RETURN_IF_ERROR(r.CheckKeys(
@@ -102,8 +104,6 @@ Status ParseAutoscaler(const Reader& r, const YAML::Node& n, const std::string& 
                  path + ".scale_down_stabilization_seconds", a->scale_down_stabilization_seconds, 0,
                  3600, "must be less than or equal to 3600");
 }
-
-}  // namespace
 
 Status ParseServing(const Reader& r, const YAML::Node& n, const std::string& path,
                     GeneratorSpec* g) {

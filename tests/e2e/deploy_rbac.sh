@@ -6,7 +6,8 @@
 #   - --server-dry-run: judged by rbac-apply.yaml, and rbac-readonly.yaml must deny it (a
 #     dryRun=All write is authorized as the write);
 #   - --apply until the node is drained and its repair ticket (node annotation + Event) is
-#     out: cordon (PATCH nodes), evictions (pods/eviction, a 429 included), the Event.
+#     out: cordon (PATCH nodes), evictions (pods/eviction, a 429 included), the Event;
+#   - idle reclaim, and tidal lending (--tidal: PATCH of ClusterQueues).
 # tests/e2e/lib/rbac_check.py evaluates the roles as the RBAC authorizer does: every request
 # allowed, every granted verb x resource used or listed below as not exercised, with why.
 # Also: every deploy/ YAML parses, and `kubectl kustomize deploy/` builds offline.
@@ -143,10 +144,30 @@ wait "$reclaim_pid" || fail "reclaim pass exited non-zero: $(cat "$tmp/reclaim.e
 grep -q "applied reclaim-notice pod/" "$tmp/reclaim.out" || fail "no notice: $(cat "$tmp/reclaim.out")"
 since "$m" "$tmp/reclaim.jsonl"
 
+# --- Tidal lending: PATCH of ClusterQueues ----------------------------------------------------
+# A static split above the serving queue's quota (24 vs the rehearsal's 16) reads as 8 GPUs
+# lent; without a forecast (no history) the controller takes them back at once: training's
+# ClusterQueue 64 -> 56, then serving's 16 -> 24. The rate is a constant: the writes are what
+# this checks (tests/e2e/operate_tidal.sh reads a real counter).
+m=$(mark)
+cat >"$tmp/tidal.yaml" <<'YAML'
+tidal: {lend_from: serving, lend_to: training}
+static_split: {lend_from_gpus: 24, lend_to_gpus: 56}
+prime_from_history: false
+services:
+  - {name: serving/chat, query: vector(10), capacity_per_replica: 20, max_replicas: 2}
+YAML
+"$bin" operate "${ops[@]}" --once --apply --no-stack-health --no-idle-reclaim \
+  --alert-tenant-share 0 --tidal "$tmp/tidal.yaml" >"$tmp/tidal.out" 2>"$tmp/tidal.err" ||
+  fail "operate --tidal: $(cat "$tmp/tidal.err")"
+grep -q "applied tidal-reclaim clusterqueue/serving: .*nominal 16.* -> .*nominal 24" \
+  "$tmp/tidal.out" || fail "no quota patch: $(cat "$tmp/tidal.out" "$tmp/tidal.err")"
+since "$m" "$tmp/tidal.jsonl"
+
 # --- RBAC ------------------------------------------------------------------------------------
 volcano="the rehearsal scenario has no Volcano queues, so the twin serves no scheduling.volcano.sh and discovery skips them"
 $check --manifests "$root/deploy/rbac-apply.yaml" --requests "$tmp/sdr.jsonl" \
-  --requests "$tmp/apply.jsonl" --requests "$tmp/reclaim.jsonl" \
+  --requests "$tmp/apply.jsonl" --requests "$tmp/reclaim.jsonl" --requests "$tmp/tidal.jsonl" \
   --not-exercised "list queues.scheduling.volcano.sh: $volcano" \
   --not-exercised "watch queues.scheduling.volcano.sh: $volcano" \
   --not-exercised "list podgroups.scheduling.volcano.sh: $volcano" \

@@ -99,6 +99,28 @@ TEST(HealthEndpoint, MetricsCountPassesActionsByModeAndLeadership) {
   EXPECT_EQ(Sample(h.Handle(Get("/metrics")).body, "steward_operate_is_leader"), "1");
 }
 
+// Tidal lending's figures appear only when it is configured; the lent GPUs from its first step
+// (a hold from the start is visible, an unknown loan is not shown as 0).
+TEST(HealthEndpoint, TidalFiguresOnlyWhenConfigured) {
+  HealthEndpoint h({});
+  h.RecordPass(Passes(1), true);
+  EXPECT_EQ(Sample(h.Handle(Get("/metrics")).body, "steward_operate_tidal_holds_total"), "absent");
+  Operator::Stats s = Passes(2);
+  s.tidal = true;
+  s.tidal_holds = 2;
+  h.RecordPass(s, false);
+  std::string m = h.Handle(Get("/metrics")).body;
+  EXPECT_EQ(Sample(m, "steward_operate_tidal_holds_total"), "2");
+  EXPECT_EQ(Sample(m, "steward_operate_tidal_steps_total"), "0");
+  EXPECT_EQ(Sample(m, "steward_operate_tidal_lent_gpus"), "absent");
+  s.tidal_steps = 1;
+  s.tidal_lent_gpus = 16;
+  h.RecordPass(s, true);
+  m = h.Handle(Get("/metrics")).body;
+  EXPECT_EQ(Sample(m, "steward_operate_tidal_steps_total"), "1");
+  EXPECT_EQ(Sample(m, "steward_operate_tidal_lent_gpus"), "16");
+}
+
 // The stack findings of the latest pass, in the shape the StewardGPUStackFinding rule reads;
 // absent until the operator has checked once, and replaced (not accumulated) by each pass.
 TEST(HealthEndpoint, MetricsCarryTheLatestStackFindings) {

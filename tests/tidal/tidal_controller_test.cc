@@ -220,5 +220,35 @@ TEST(TidalControllerTest, AConflictIsReReadAndRetried) {
   EXPECT_EQ(c.lent(), 72);
 }
 
+// A live controller primed from the request-rate metric's history (operate --tidal) lends at
+// once, as the one that stepped through the day does.
+TEST(TidalControllerTest, PrimedFromHistoryLendsWithoutADayOfSteps) {
+  FakeControl c;
+  TidalController tidal(c, Options());
+  for (SimTime t = kSimStart; t < kSimStart + Hours(24); t = t + Minutes(1))
+    tidal.ObserveHistory(Chat(Demand(t)), t);
+  EXPECT_TRUE(c.patches.empty());  // Observing acts on nothing.
+  c.now = kSimStart + Hours(24) + Minutes(1);
+  ASSERT_TRUE(tidal.Step({Chat(6)}).ok());
+  EXPECT_EQ(tidal.last_need(), 24);
+  EXPECT_EQ(c.patches, (std::vector<std::string>{"serving=24", "training=104"}));
+}
+
+// A restart while lending: with the static split stated, the quotas found below it are what is
+// lent, and without a forecast it is all taken back (the borrower's quota first).
+TEST(TidalControllerTest, AStatedSplitTakesBackWhatARestartFoundLent) {
+  FakeControl c;
+  c.nominal = {{"serving", 24}, {"training", 104}};
+  TidalOptions o = Options();
+  o.serving_quota = 96;
+  o.borrower_quota = 32;
+  TidalController tidal(c, o);
+  c.now = kSimStart + Hours(30);
+  ASSERT_TRUE(tidal.Step({Chat(6)}).ok());
+  EXPECT_EQ(c.patches, (std::vector<std::string>{"training=32", "serving=96"}));
+  EXPECT_EQ(tidal.stats().lent_gpus, 0);
+  EXPECT_EQ(tidal.stats().gpus_reclaimed, 72);
+}
+
 }  // namespace
 }  // namespace steward::tidal
