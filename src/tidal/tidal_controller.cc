@@ -74,19 +74,28 @@ Status TidalController::MoveQuota(int lent, std::string_view reason) {
 Status TidalController::EvictBeyondQuota(int borrower_quota) {
   const SimTime now = control_.Now();
   std::erase_if(evicting_, [&](const auto& e) { return e.second <= now; });
+  std::erase_if(shrinking_, [&](const auto& e) { return e.second <= now; });
   // Borrowing workloads and one pod of each per node (a gang stops whole from any pod).
   std::map<std::string, Borrower> by_workload;
   std::map<std::string, control::PodRef> first_pod;
+  std::map<std::string, std::pair<int, int>> workers;  // Elastic: (workers, their minimum).
   int held = 0;
   for (const control::NodeInfo& node : control_.Nodes()) {
     for (const control::PodInfo& pod : control_.PodsOnNode(node.name)) {
       if (pod.ref.namespace_name != options_.borrower_namespace) continue;
       if (evicting_.count(pod.workload)) continue;
+      if (pod.terminating && shrinking_.count(pod.workload)) continue;  // Leaving already.
       held += pod.gpus;
       Borrower& b = by_workload[pod.workload];
       b.workload = pod.workload;
       b.gpus += pod.gpus;
       b.can_checkpoint = pod.can_checkpoint;
+      if (pod.min_workers > 0) {
+        auto& [count, min] = workers[pod.workload];
+        ++count;
+        min = pod.min_workers;
+        b.gpus_per_worker = pod.gpus;
+      }
       first_pod.emplace(pod.workload, pod.ref);
     }
   }
@@ -97,11 +106,38 @@ Status TidalController::EvictBeyondQuota(int borrower_quota) {
     const SimDuration loss =
         b.can_checkpoint ? options_.checkpointing_loss : options_.non_checkpointing_loss;
     b.lost_gpu_hours = b.gpus * loss.ToHours();
+    if (auto w = workers.find(name); w != workers.end() && !resize_refused_.count(name))
+      b.shrinkable_workers = std::max(0, w->second.first - w->second.second);
+    else
+      b.gpus_per_worker = 0;
     borrowers.push_back(b);
   }
   Status first;
   control::IntentScope intent(control_, "tidal-reclaim");
-  for (size_t i : ChooseVictims(borrowers, over)) {
+  const ReclaimPlan plan = PlanReclaim(borrowers, over);
+  for (const ReclaimPlan::Shrink& shrink : plan.shrinks) {
+    const Borrower& b = borrowers[shrink.borrower];
+    const int to = workers.at(b.workload).first - shrink.drop_workers;
+    const int gpus = shrink.drop_workers * b.gpus_per_worker;
+    Status s = control_.ResizeWorkload(
+        b.workload, to,
+        fmt::format("tidal: serving takes {} GPUs back from {}", gpus, options_.lend_to));
+    if (s.ok()) {
+      ++stats_.shrinks;
+      stats_.gpus_shrunk += gpus;
+      shrinking_[b.workload] = now + options_.save + options_.period;
+      (void)control_.EmitEvent(
+          {"Pod", first_pod.at(b.workload).namespace_name, first_pod.at(b.workload).name}, "Normal",
+          "TidalShrink",
+          fmt::format("shrunk to {} workers: serving needs {} GPUs back before the ramp", to,
+                      gpus));
+    } else {
+      // Not resizable here (still starting, or the cluster cannot): evicted at the next check.
+      resize_refused_.insert(b.workload);
+      if (s.code() != Status::Code::kFailedPrecondition && first.ok()) first = s;
+    }
+  }
+  for (size_t i : plan.evictions) {
     const Borrower& b = borrowers[i];
     Status s = control_.Evict(
         first_pod.at(b.workload), options_.save,

@@ -16,8 +16,10 @@
 //     GPU quota from the serving queue (lend_from) to the borrowing queue (lend_to) through
 //     PatchQueueQuota (resourceVersion-checked; a 409 re-reads and retries once).
 //  4. When less may be lent than is lent, take it back at once: the borrower's quota first, then
-//     serving's, and evict borrowing workloads beyond the borrower's quota, least lost work
-//     first (checkpointing ones lose only their restore: they get `save` as grace).
+//     serving's, and free what the borrower holds beyond its quota: elastic borrowers shrink
+//     toward their minimum workers first (ResizeWorkload), and only what shrinking cannot free
+//     is evicted, least lost work first (checkpointing ones lose only their restore: they get
+//     `save` as grace). A workload the cluster refuses to resize is evicted instead.
 // Never lends below the reserve and never before a day of history (no forecast, no lending).
 //
 // Cost per step: O(services x forecast window) plus, when taking GPUs back, one listing of
@@ -26,6 +28,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -68,7 +71,9 @@ struct TidalStats {
   int gpus_reclaimed = 0;     // GPUs of quota taken back, summed over reclaims.
   // Reclaimed GPUs x time until lent again (or now): ReclaimedCapacity::GpuHours.
   double gpu_hours_reclaimed = 0;
-  int evictions = 0;  // Borrowing workloads evicted to give GPUs back.
+  int evictions = 0;    // Borrowing workloads evicted to give GPUs back.
+  int shrinks = 0;      // Elastic borrowers shrunk to give GPUs back ...
+  int gpus_shrunk = 0;  // ... and the GPUs that freed.
   int errors = 0;
 };
 
@@ -107,6 +112,10 @@ class TidalController {
   std::optional<int> last_need_;
   // Borrowing workloads evicted, until their grace is surely over (not counted again).
   std::map<std::string, SimTime> evicting_;
+  // Elastic borrowers shrunk, until their surplus pods are surely gone: those pods, still
+  // terminating on a live cluster, are not counted again.
+  std::map<std::string, SimTime> shrinking_;
+  std::set<std::string> resize_refused_;    // Evicted whole from then on.
   SimTime check_until_ = SimTime::Never();  // Re-check the borrower's usage until then.
   TidalStats stats_;
   ReclaimedCapacity reclaimed_;

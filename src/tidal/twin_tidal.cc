@@ -52,6 +52,11 @@ void TwinTidal::Contribute(twin::Report& report) const {
   t.reclaims = st.reclaims;
   t.gpus_reclaimed = st.gpus_reclaimed;
   t.reclaim_evictions = st.evictions;
+  t.reclaim_shrinks = st.shrinks;
+  t.gpus_shrunk = st.gpus_shrunk;
+  t.elastic = st.shrinks > 0;
+  if (ops_)
+    for (const twin::GeneratorSpec& g : ops_->scenario().generators) t.elastic |= g.elastic;
   // Reclaimed GPUs not lent again count up to the end of the report.
   t.gpu_hours_reclaimed =
       ops_ ? controller_->GpuHoursReclaimed(ops_->Now()) : st.gpu_hours_reclaimed;

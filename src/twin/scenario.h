@@ -115,6 +115,8 @@ struct GeneratorSpec {
   Distribution duration_hours = Distribution::Constant(1);
   double checkpoint_interval_minutes = 0;  // 0 = never checkpoints.
   double restore_minutes = 0;
+  // Elastic training: its pod set with a min_count may shrink while running (model::Workload).
+  bool elastic = false;
   std::string gpu_model;  // "" = any.
   model::TopologyPreference topology = model::TopologyPreference::kNone;
   // GPU sharing (one-GPU pods only): a fraction of a GPU, or one MIG instance.

@@ -86,7 +86,8 @@ struct GpuFaultState {
 };
 
 // Why work was thrown away.
-enum class LossCause : uint8_t { kFailure, kDrain, kPreemption, kPodsReadyTimeout };
+// kResize: an elastic job's pause while its remaining workers regroup after a shrink.
+enum class LossCause : uint8_t { kFailure, kDrain, kPreemption, kPodsReadyTimeout, kResize };
 
 // One preemption (issue 6: every preemption recorded with the work it threw away).
 struct PreemptionRecord {
@@ -231,6 +232,7 @@ class Twin : private AdmissionHost, private TwinOps {
   bool Healthy(model::NodeId n) const override;
   Result<WorkloadView> View(model::WorkloadId w) const override;
   Status Stop(model::WorkloadId w) override;
+  Status Resize(model::WorkloadId w, int workers) override;  // twin_elastic.cc.
   std::vector<ServingLoad> ServingLoads() const override;
 
   // AdmissionHost.
