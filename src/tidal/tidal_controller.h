@@ -20,6 +20,8 @@
 //     toward their minimum workers first (ResizeWorkload), and only what shrinking cannot free
 //     is evicted, least lost work first (checkpointing ones lose only their restore: they get
 //     `save` as grace). A workload the cluster refuses to resize is evicted instead.
+//  5. With grow_back, outside a reclaim, shrunk borrowers grow back toward their size before
+//     the shrink while the borrower's quota has room (tried every 5 periods).
 // Never lends below the reserve and never before a day of history (no forecast, no lending).
 //
 // Cost per step: O(services x forecast window) plus, when taking GPUs back, one listing of
@@ -59,6 +61,8 @@ struct TidalOptions {
   // loses its restore; one that cannot checkpoint loses its run so far (unknown here: a day).
   SimDuration checkpointing_loss = Minutes(10);
   SimDuration non_checkpointing_loss = Hours(24);
+  // Shrunk elastic borrowers grow back toward their size when the borrower's quota has room.
+  bool grow_back = false;
   SimDuration lead_time() const { return save + restart; }
 };
 
@@ -71,9 +75,11 @@ struct TidalStats {
   int gpus_reclaimed = 0;     // GPUs of quota taken back, summed over reclaims.
   // Reclaimed GPUs x time until lent again (or now): ReclaimedCapacity::GpuHours.
   double gpu_hours_reclaimed = 0;
-  int evictions = 0;    // Borrowing workloads evicted to give GPUs back.
-  int shrinks = 0;      // Elastic borrowers shrunk to give GPUs back ...
-  int gpus_shrunk = 0;  // ... and the GPUs that freed.
+  int evictions = 0;     // Borrowing workloads evicted to give GPUs back.
+  int shrinks = 0;       // Elastic borrowers shrunk to give GPUs back ...
+  int gpus_shrunk = 0;   // ... and the GPUs that freed.
+  int regrows = 0;       // Shrunk borrowers grown back when the borrower's quota had room ...
+  int gpus_regrown = 0;  // ... and the GPUs they took.
   int errors = 0;
 };
 
@@ -100,8 +106,21 @@ class TidalController {
   // Sets the GPU nominal quota of `queue` (re-read, then patched; one retry on a 409).
   Status SetNominal(const std::string& queue, int gpus, std::string_view reason);
   Status MoveQuota(int lent, std::string_view reason);
-  // Evicts borrowing workloads until the borrower holds at most its quota.
+  // The borrower's pods now, by workload.
+  struct BorrowerView {
+    std::map<std::string, Borrower> by_workload;
+    std::map<std::string, control::PodRef> first_pod;
+    std::map<std::string, std::pair<int, int>> workers;  // Elastic: (workers, their minimum).
+    int held = 0;
+  };
+  BorrowerView ListBorrowers() const;
+  // Evicts borrowing workloads until the borrower holds at most its quota (elastic ones shrink
+  // first).
   Status EvictBeyondQuota(int borrower_quota);
+  // Grows shrunk borrowers back toward their size before the shrink, by name, while the
+  // borrower's quota has room (the cluster may still refuse: tried again later).
+  Status GrowBack(int borrower_quota);
+  static constexpr int kGrowEvery = 5;
 
   control::ClusterControl& control_;
   TidalOptions options_;
@@ -116,6 +135,8 @@ class TidalController {
   // terminating on a live cluster, are not counted again.
   std::map<std::string, SimTime> shrinking_;
   std::set<std::string> resize_refused_;    // Evicted whole from then on.
+  std::map<std::string, int> shrunk_;       // Shrunk borrowers: their workers before.
+  SimTime next_grow_;                       // Next GrowBack try.
   SimTime check_until_ = SimTime::Never();  // Re-check the borrower's usage until then.
   TidalStats stats_;
   ReclaimedCapacity reclaimed_;

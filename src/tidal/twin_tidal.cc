@@ -16,6 +16,7 @@ TidalOptions OptionsFrom(const twin::Scenario& s) {
   o.save = SecondsF(t.save_seconds);
   o.restart = SecondsF(t.restart_seconds >= 0 ? t.restart_seconds : s.policies.startup_seconds);
   o.period = SecondsF(t.period_minutes * 60);
+  o.grow_back = t.grow_back;
   return o;
 }
 
@@ -54,6 +55,8 @@ void TwinTidal::Contribute(twin::Report& report) const {
   t.reclaim_evictions = st.evictions;
   t.reclaim_shrinks = st.shrinks;
   t.gpus_shrunk = st.gpus_shrunk;
+  t.regrows = st.regrows;
+  t.gpus_regrown = st.gpus_regrown;
   t.elastic = st.shrinks > 0;
   if (ops_)
     for (const twin::GeneratorSpec& g : ops_->scenario().generators) t.elastic |= g.elastic;

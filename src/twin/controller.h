@@ -147,8 +147,9 @@ class TwinOps {
   // elastic pod set while it runs (twin_elastic.cc): a shrink releases the highest ordinals now
   // and the job goes on with the rest, its remaining work stretched in proportion (linear
   // scaling) after a pause of its restore time. InvalidArgument outside [min_count, the count
-  // it was submitted with] or when not elastic; FailedPrecondition unless running, and for a
-  // grow (not modelled: a shrunk job keeps its size until it finishes or is requeued).
+  // it was submitted with] or when not elastic; FailedPrecondition unless running. A grow
+  // (back toward the submitted count) asks the admitter for the quota and placement for the
+  // nodes now; Unavailable when either refuses (try again later).
   virtual Status Resize(model::WorkloadId w, int workers) {
     (void)w, (void)workers;
     return Status::FailedPrecondition("this twin resizes no workloads");

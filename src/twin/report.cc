@@ -147,6 +147,8 @@ nlohmann::json TidalJson(const TidalReport& t) {
   if (t.elastic) {
     j["reclaim_shrinks"] = t.reclaim_shrinks;
     j["gpus_shrunk"] = t.gpus_shrunk;
+    j["regrows"] = t.regrows;
+    j["gpus_regrown"] = t.gpus_regrown;
   }
   return j;
 }
@@ -169,8 +171,9 @@ std::vector<std::pair<std::string, std::string>> TidalLines(const TidalReport& t
                      t.lend_from, t.lend_to, t.gpu_hours_lent, t.max_lent_gpus, t.lends, t.reclaims,
                      t.gpus_reclaimed, t.reclaim_evictions, t.gpu_hours_reclaimed)});
     if (t.elastic)
-      v.push_back({"elastic borrowers", fmt::format("{} shrinks ({} GPUs) instead of evictions",
-                                                    t.reclaim_shrinks, t.gpus_shrunk)});
+      v.push_back({"elastic borrowers",
+                   fmt::format("{} shrinks ({} GPUs) instead of evictions, {} grown back ({} GPUs)",
+                               t.reclaim_shrinks, t.gpus_shrunk, t.regrows, t.gpus_regrown)});
   } else {
     v.push_back({"lending", "off (static split)"});
   }

@@ -226,6 +226,7 @@ struct TidalReport {
   // instead of evicted, and the GPUs that freed. Reported only then.
   bool elastic = false;
   int reclaim_shrinks = 0, gpus_shrunk = 0;
+  int regrows = 0, gpus_regrown = 0;  // Shrunk borrowers grown back when lent GPUs again.
   // GPU-hours of lent capacity serving took back: each reclaimed GPU counted from its reclaim
   // until it is lent again or the run ends (tidal/reclaimed_capacity.h).
   double gpu_hours_reclaimed = 0;

@@ -85,6 +85,7 @@ std::vector<KpiDelta> CompareKpis(const Report& b, const Report& a) {
     if (tb.elastic || ta.elastic) {
       add("tidal", "reclaim_shrinks", tb.reclaim_shrinks, ta.reclaim_shrinks);
       add("tidal", "gpus_shrunk", tb.gpus_shrunk, ta.gpus_shrunk);
+      add("tidal", "regrows", tb.regrows, ta.regrows);
     }
     add("tidal", "training_gpu_hours", tb.training_gpu_hours, ta.training_gpu_hours);
     add("tidal", "training_gpu_hours_gained", tb.training_gpu_hours_gained,

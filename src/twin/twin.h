@@ -86,8 +86,16 @@ struct GpuFaultState {
 };
 
 // Why work was thrown away.
-// kResize: an elastic job's pause while its remaining workers regroup after a shrink.
-enum class LossCause : uint8_t { kFailure, kDrain, kPreemption, kPodsReadyTimeout, kResize };
+// kResize: an elastic job's pause while its remaining workers regroup after a shrink; kRegrow:
+// its pause while it grows back (the new workers start, then all regroup).
+enum class LossCause : uint8_t {
+  kFailure,
+  kDrain,
+  kPreemption,
+  kPodsReadyTimeout,
+  kResize,
+  kRegrow
+};
 
 // One preemption (issue 6: every preemption recorded with the work it threw away).
 struct PreemptionRecord {

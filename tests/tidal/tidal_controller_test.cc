@@ -112,16 +112,38 @@ class FakeControl final : public control::ClusterControl {
       pods[node].push_back(p);
     }
   }
-  // The cluster resizes at once: the highest ordinals go.
+  // The cluster resizes at once: the highest ordinals go, or new ones join on the same node.
   Status ResizeWorkload(std::string_view workload, int workers, std::string_view) override {
     resizes.emplace_back(std::string(workload), workers);
     for (auto& [node, list] : pods) {
-      int seen = 0;
+      std::vector<control::PodInfo> mine;
+      for (const control::PodInfo& p : list)
+        if (p.workload == workload && p.min_workers > 0) mine.push_back(p);
+      if (mine.empty()) continue;
       std::erase_if(list, [&](const control::PodInfo& p) {
-        return p.workload == workload && p.min_workers > 0 && ++seen > workers;
+        return p.workload == workload && p.min_workers > 0;
       });
+      for (int i = 0; i < workers; ++i) {
+        control::PodInfo p = mine[0];
+        p.ref.name = std::string(workload.substr(workload.find('/') + 1)) + "-" + std::to_string(i);
+        list.push_back(p);
+      }
     }
     return Status::Ok();
+  }
+  // The pods of evicted workloads leave (after their save, here at once).
+  void RemoveEvicted() {
+    for (const Eviction& e : evictions) {
+      const std::string workload = "training/" + e.pod.substr(0, e.pod.rfind('-'));
+      for (auto& [node, list] : pods)
+        std::erase_if(list, [&](const control::PodInfo& p) { return p.workload == workload; });
+    }
+  }
+  int Workers(const std::string& workload) const {
+    int n = 0;
+    for (const auto& [node, list] : pods)
+      for (const control::PodInfo& p : list) n += p.workload == "training/" + workload;
+    return n;
   }
   Status Evict(const control::PodRef& pod, SimDuration grace, std::string_view) override {
     evictions.push_back({pod.name, grace});
@@ -288,6 +310,46 @@ TEST(TidalControllerTest, ElasticBorrowersShrinkInsteadOfBeingEvicted) {
   ASSERT_TRUE(tidal.Step({Chat(20)}).ok());
   EXPECT_EQ(c.evictions.size(), 3u);
   EXPECT_EQ(c.resizes.size(), 6u);
+  // Demand falls back and the trough is lent again: without grow_back the shrunk jobs keep
+  // their size.
+  c.RemoveEvicted();
+  for (int i = 0; i < 20; ++i) {
+    c.now = c.now + Minutes(1);
+    ASSERT_TRUE(tidal.Step({Chat(6)}).ok());
+  }
+  EXPECT_EQ(c.lent(), 72);
+  EXPECT_EQ(c.resizes.size(), 6u);
+  EXPECT_EQ(tidal.stats().regrows, 0);
+}
+
+TEST(TidalControllerTest, WithGrowBackShrunkBorrowersGrowWhenLentAgain) {
+  FakeControl c;
+  TidalOptions o = Options();
+  o.grow_back = true;
+  TidalController tidal(c, o);
+  for (c.now = kSimStart; c.now <= kSimStart + Hours(24) + Minutes(1); c.now = c.now + Minutes(1))
+    ASSERT_TRUE(tidal.Step({Chat(6)}).ok());
+  c.AddTraining("n00", "nockpt", 8, false);
+  for (int i = 1; i <= 6; ++i)
+    c.AddTraining(FakeControl::NodeName(i), "job" + std::to_string(i), 8, true);
+  for (int i = 7; i <= 12; ++i)
+    c.AddElastic(FakeControl::NodeName(i), "elastic" + std::to_string(i), 8, 1, 2);
+  c.now = c.now + Minutes(1);
+  ASSERT_TRUE(tidal.Step({Chat(20)}).ok());  // As above: 3 evictions, 6 shrinks (32 GPUs).
+  ASSERT_EQ(tidal.stats().gpus_shrunk, 32);
+  c.RemoveEvicted();
+  // Lent again: training's quota is 104 and it holds 48, so the six grow back to 8 workers
+  // (32 GPUs) once the reclaim's check window (save + restart + 2 periods) is over.
+  for (int i = 0; i < 20; ++i) {
+    c.now = c.now + Minutes(1);
+    ASSERT_TRUE(tidal.Step({Chat(6)}).ok());
+  }
+  EXPECT_EQ(c.lent(), 72);
+  EXPECT_EQ(tidal.stats().regrows, 6);
+  EXPECT_EQ(tidal.stats().gpus_regrown, 32);
+  for (int i = 7; i <= 12; ++i) EXPECT_EQ(c.Workers("elastic" + std::to_string(i)), 8) << i;
+  ASSERT_EQ(c.resizes.size(), 12u);
+  EXPECT_EQ(c.resizes[6], std::make_pair(std::string("training/elastic10"), 8));
 }
 
 }  // namespace
