@@ -8,6 +8,7 @@
 //   for (const PodInfo& p : c.PodsOnNode("gpu-017")) ...
 //   Status s = c.Cordon("gpu-017", true, "XID 79: GPU fell off the bus");
 //   s = c.Evict({"training", "llm-7b-0"}, Seconds(300), "drain gpu-017");
+//   s = c.ResizeWorkload("training/llm-7b", 2, "serving takes GPUs back");   // elastic jobs
 //
 // Objects are named as Kubernetes names them (node name; namespace + name), never by an
 // implementation's internal ids, so a plan line or an audit row means the same on both sides.
@@ -86,6 +87,11 @@ struct PodInfo {
   bool running = false;
   // Being deleted (an eviction's grace, metadata.deletionTimestamp): leaving already.
   bool terminating = false;
+  // One of an elastic job's resizable workers (kueue#12146): its workload may run with as few
+  // as `min_workers` such pods (ResizeWorkload). 0 = a fixed-size workload's pod, or one of an
+  // elastic job's other pods (a launcher). On a live cluster: a Job's pod with the
+  // steward.io/min-workers label or annotation.
+  int min_workers = 0;
   std::map<std::string, std::string> labels, annotations;
 };
 
@@ -149,6 +155,18 @@ class ClusterControl {
                                  const QueueQuota& quota, std::string_view reason) {
     (void)queue, (void)resource_version, (void)quota, (void)reason;
     return Status::FailedPrecondition("this cluster takes no quota changes");
+  }
+
+  // Sets an elastic workload's worker count (PodInfo::workload, "namespace/name"; PodInfo::
+  // min_workers) to `workers`: fewer stops the surplus workers and the job goes on with the rest
+  // (a shrink instead of an eviction); more asks for them back (a grow; they start once admitted
+  // and placed). A live cluster patches the Job's spec.parallelism, as Kueue's
+  // ElasticJobsViaWorkloadSlices lets an admitted Job change it. InvalidArgument below its
+  // minimum or for a workload that is not elastic; NotFound when it is gone; FailedPrecondition
+  // where the cluster cannot resize it (e.g. still starting).
+  virtual Status ResizeWorkload(std::string_view workload, int workers, std::string_view reason) {
+    (void)workload, (void)workers, (void)reason;
+    return Status::FailedPrecondition("this cluster resizes no workloads");
   }
 
   // What the following actions are part of ("drain", "reclaim-notice", "reclaim-evict"), so a

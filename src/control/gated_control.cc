@@ -179,4 +179,15 @@ Status GatedControl::PatchQueueQuota(std::string_view queue, std::string_view re
               [&] { return inner_.PatchQueueQuota(queue, resource_version, quota, reason); });
 }
 
+Status GatedControl::ResizeWorkload(std::string_view workload, int workers,
+                                    std::string_view reason) {
+  const size_t slash = workload.find('/');
+  const ObjectRef job{"Job", std::string(workload.substr(0, slash)),
+                      slash == std::string_view::npos ? std::string(workload)
+                                                      : std::string(workload.substr(slash + 1))};
+  // The count before is what the cluster shows; the gate does not list every node to find it.
+  return Gate("resize", job.Display(), reason, "", fmt::format("workers={}", workers),
+              [&] { return inner_.ResizeWorkload(workload, workers, reason); });
+}
+
 }  // namespace steward::control

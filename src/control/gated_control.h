@@ -72,6 +72,8 @@ class GatedControl final : public ClusterControl {
                    std::string_view message) override;
   Status PatchQueueQuota(std::string_view queue, std::string_view resource_version,
                          const QueueQuota& quota, std::string_view reason) override;
+  // Recorded as "resize" of job/NAMESPACE/NAME, after = the worker count asked for.
+  Status ResizeWorkload(std::string_view workload, int workers, std::string_view reason) override;
   void SetIntent(std::string_view intent) override { intent_ = std::string(intent); }
 
   // The first audit-log error (writes go on; the CLI reports it).

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 #include <random>
 
 namespace steward::live {
@@ -73,6 +74,16 @@ control::PodInfo DescribePod(const kube::Pod& pod) {
   p.gpus = static_cast<int>(pod.GpuRequest());
   p.running = pod.phase == "Running";
   p.terminating = pod.metadata.deletion_timestamp.has_value();
+  // An elastic Job's worker: the fewest workers it runs with (label or annotation).
+  std::string min_workers = Get(labels, "steward.io/min-workers");
+  if (min_workers.empty()) min_workers = Get(pod.metadata.annotations, "steward.io/min-workers");
+  if (!min_workers.empty() && owner && owner->kind == "Job") {
+    int v = 0;
+    auto [end, ec] =
+        std::from_chars(min_workers.data(), min_workers.data() + min_workers.size(), v);
+    if (ec == std::errc() && end == min_workers.data() + min_workers.size() && v > 0)
+      p.min_workers = v;
+  }
   p.labels = labels;
   p.annotations = pod.metadata.annotations;
   return p;
@@ -277,6 +288,21 @@ Status LiveClusterControl::PatchQueueQuota(std::string_view queue,
                       {"spec", {{"resourceGroups", groups}}}};
   return client_
       ->Patch(fmt::format("/apis/kueue.x-k8s.io/{}/clusterqueues/{}", version, queue),
+              PatchType::kMerge, patch, Write())
+      .ToStatus();
+}
+
+Status LiveClusterControl::ResizeWorkload(std::string_view workload, int workers,
+                                          std::string_view) {
+  const size_t slash = workload.find('/');
+  if (slash == std::string_view::npos || slash == 0 || slash + 1 == workload.size())
+    return Status::InvalidArgument(fmt::format("resize: '{}' is not namespace/job", workload));
+  if (workers < 1)
+    return Status::InvalidArgument(fmt::format("resize: {} workers (at least 1)", workers));
+  const json patch = {{"spec", {{"parallelism", workers}}}};
+  return client_
+      ->Patch(fmt::format("/apis/batch/v1/namespaces/{}/jobs/{}", workload.substr(0, slash),
+                          workload.substr(slash + 1)),
               PatchType::kMerge, patch, Write())
       .ToStatus();
 }

@@ -11,6 +11,8 @@
 //               PodDisruptionBudget's 429 is Unavailable at once (no client retry: the caller
 //               paces itself), and there is no fallback to DELETE
 //   event       POST a core/v1 Event (a cluster-scoped object's events go to "default")
+//   resize      PATCH batch/v1 Job, merge {"spec":{"parallelism":N}} (an elastic Job under
+//               Kueue's ElasticJobsViaWorkloadSlices; its pods carry steward.io/min-workers)
 //
 // With `server_dry_run` every write carries dryRun=All: the API server validates and admits it
 // and stores nothing.
@@ -75,6 +77,8 @@ class LiveClusterControl final : public control::ClusterControl {
   // server answers 409 (Aborted) when the queue changed since.
   Status PatchQueueQuota(std::string_view queue, std::string_view resource_version,
                          const control::QueueQuota& quota, std::string_view reason) override;
+  // `workload` is "namespace/job"; `workers` is the Job's new spec.parallelism.
+  Status ResizeWorkload(std::string_view workload, int workers, std::string_view reason) override;
 
  private:
   CallOptions Write(int max_retries = -1) const;

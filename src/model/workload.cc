@@ -97,6 +97,13 @@ int Workload::TotalPods() const {
   return n;
 }
 
+int Workload::ElasticPodSet() const {
+  if (!elastic) return -1;
+  for (size_t i = 0; i < pod_sets.size(); ++i)
+    if (pod_sets[i].min_count > 0) return static_cast<int>(i);
+  return -1;
+}
+
 int Workload::TotalGpus() const {
   int n = 0;
   for (const auto& ps : pod_sets) n += ps.count * ps.gpus_per_pod;

@@ -79,8 +79,9 @@ struct PodSet {
   // Extended resources per pod by name (model/extended_resources.h); empty for most pods.
   std::map<std::string, int64_t> extended_resources = {};
   // Kueue partial admission (spec.podSets[].minCount): the fewest pods, 1..count, the set may be
-  // admitted with when the whole workload does not fit; 0 = none (all or nothing). Only the
-  // kueue admitter reads it (docs/governance.md).
+  // admitted with when the whole workload does not fit; 0 = none (all or nothing). The
+  // kueue admitter reads it (docs/governance.md); an elastic workload's first set with one may
+  // also shrink to it while running (Workload::elastic).
   int min_count = 0;
 
   bool SharesGpu() const { return gpu_milli < 1000 || !mig_profile.empty(); }
@@ -121,6 +122,13 @@ struct Workload {
   int min_replicas = 0;
   int max_replicas = 0;
   double peak_hour = 14.0;
+  // Elastic training (kueue#12146; Kueue's ElasticJobsViaWorkloadSlices): while it runs, its
+  // first pod set with a min_count may be resized between min_count and the count it was
+  // submitted with (TwinOps::Resize, control::ClusterControl::ResizeWorkload), so a reclaim
+  // shrinks it instead of evicting it whole. False: fixed size.
+  bool elastic = false;
+  // The pod set that resizes: the first with a min_count; -1 when not elastic.
+  int ElasticPodSet() const;
 
   int TotalPods() const;
   int TotalGpus() const;

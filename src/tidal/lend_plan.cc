@@ -62,4 +62,59 @@ std::vector<size_t> ChooseVictims(const std::vector<Borrower>& borrowers, int gp
   return chosen;
 }
 
+ReclaimPlan PlanReclaim(const std::vector<Borrower>& borrowers, int gpus) {
+  ReclaimPlan plan;
+  if (gpus <= 0) return plan;
+  int shrinkable = 0;
+  for (const Borrower& b : borrowers) shrinkable += b.ShrinkableGpus();
+  // 1. Evictions for what shrinking every elastic borrower to its minimum cannot free.
+  // Fixed-size borrowers first; elastic ones (at their minimum) only when those are not
+  // enough. Either goes whole.
+  if (gpus > shrinkable) {
+    for (const bool elastic : {false, true}) {
+      std::vector<Borrower> group;
+      std::vector<size_t> index;  // Into borrowers.
+      for (size_t i = 0; i < borrowers.size(); ++i) {
+        if ((borrowers[i].ShrinkableGpus() > 0) != elastic) continue;
+        Borrower b = borrowers[i];
+        const int keep = b.gpus - b.ShrinkableGpus();
+        if (b.gpus > 0) b.lost_gpu_hours *= static_cast<double>(keep) / b.gpus;  // Same per GPU.
+        b.gpus = keep;
+        group.push_back(std::move(b));
+        index.push_back(i);
+      }
+      int evicted_at_min = 0;
+      for (size_t i : plan.evictions)
+        evicted_at_min += borrowers[i].gpus - borrowers[i].ShrinkableGpus();
+      const int need = gpus - shrinkable - evicted_at_min;
+      if (need <= 0) break;
+      for (size_t g : ChooseVictims(group, need)) {
+        plan.evictions.push_back(index[g]);
+        plan.freed += borrowers[index[g]].gpus;  // Whole.
+      }
+    }
+  }
+  // 2. Shrinks of the others for the rest.
+  std::vector<size_t> order;
+  for (size_t i = 0; i < borrowers.size(); ++i)
+    if (borrowers[i].ShrinkableGpus() > 0 &&
+        std::find(plan.evictions.begin(), plan.evictions.end(), i) == plan.evictions.end())
+      order.push_back(i);
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    if (borrowers[a].ShrinkableGpus() != borrowers[b].ShrinkableGpus())
+      return borrowers[a].ShrinkableGpus() > borrowers[b].ShrinkableGpus();
+    return borrowers[a].workload < borrowers[b].workload;
+  });
+  for (size_t i : order) {
+    const int left = gpus - plan.freed;
+    if (left <= 0) break;
+    const Borrower& b = borrowers[i];
+    const int drop =
+        std::min(b.shrinkable_workers, (left + b.gpus_per_worker - 1) / b.gpus_per_worker);
+    plan.shrinks.push_back({i, drop});
+    plan.freed += drop * b.gpus_per_worker;
+  }
+  return plan;
+}
+
 }  // namespace steward::tidal

@@ -5,6 +5,7 @@
 //   int keep = ServingNeed(services, reserve);            // GPUs serving keeps
 //   int lend = LendTarget(serving_quota, keep, 8);        // whole nodes only
 //   std::vector<size_t> v = ChooseVictims(borrowers, gpus_over);
+//   ReclaimPlan p = PlanReclaim(borrowers, gpus_over);    // elastic ones shrink first
 //
 // Cost: linear in services / O(n log n) in borrowers. Thread-safety: pure functions.
 #pragma once
@@ -53,6 +54,10 @@ struct Borrower {
   // Work it would lose if evicted now, GPU-hours (with a grace long enough to save, a
   // checkpointing job loses its restore; otherwise its work since it started).
   double lost_gpu_hours = 0;
+  // Elastic (kueue#12146): workers it may drop and the GPUs each holds; 0 = fixed size.
+  int shrinkable_workers = 0;
+  int gpus_per_worker = 0;
+  int ShrinkableGpus() const { return shrinkable_workers * gpus_per_worker; }
 };
 
 // Victims that free at least `gpus` GPUs with the least lost work: the cheapest per GPU first,
@@ -60,5 +65,27 @@ struct Borrower {
 // Indices into `borrowers`, in eviction order. Frees as much as it can when all of them are
 // not enough.
 std::vector<size_t> ChooseVictims(const std::vector<Borrower>& borrowers, int gpus);
+
+// How to free `gpus` GPUs from borrowers, some of them elastic: shrink first, evict whole only
+// what shrinking cannot free.
+struct ReclaimPlan {
+  struct Shrink {
+    size_t borrower = 0;  // Index into the borrowers.
+    int drop_workers = 0;
+  };
+  std::vector<Shrink> shrinks;    // In order.
+  std::vector<size_t> evictions;  // Indices, in eviction order.
+  int freed = 0;                  // GPUs the plan frees (>= gpus unless all are not enough).
+};
+
+// 1. When shrinking every elastic borrower to its minimum frees too little, victims for the
+//    rest are chosen as ChooseVictims does: among the fixed-size borrowers first, then, if they
+//    are not enough, among the elastic ones counted at their minimum (such a victim goes
+//    whole: its shrink is moot).
+// 2. The GPUs still wanted come from shrinking the others: the borrower that may give the most
+//    GPUs first (fewest jobs disturbed), ties by name; each drops the fewest whole workers that
+//    cover what is left, down to its minimum.
+// Without elastic borrowers the evictions are ChooseVictims(borrowers, gpus).
+ReclaimPlan PlanReclaim(const std::vector<Borrower>& borrowers, int gpus);
 
 }  // namespace steward::tidal

@@ -82,37 +82,116 @@ Status TidalController::MoveQuota(int lent, std::string_view reason) {
   return SetNominal(options_.lend_from, from, reason);
 }
 
-Status TidalController::EvictBeyondQuota(int borrower_quota) {
-  const SimTime now = control_.Now();
-  std::erase_if(evicting_, [&](const auto& e) { return e.second <= now; });
+TidalController::BorrowerView TidalController::ListBorrowers() const {
   // Borrowing workloads and one pod of each per node (a gang stops whole from any pod).
-  std::map<std::string, Borrower> by_workload;
-  std::map<std::string, control::PodRef> first_pod;
-  int held = 0;
+  BorrowerView v;
   for (const control::NodeInfo& node : control_.Nodes()) {
     for (const control::PodInfo& pod : control_.PodsOnNode(node.name)) {
       if (pod.ref.namespace_name != options_.borrower_namespace) continue;
       if (evicting_.count(pod.workload)) continue;
-      held += pod.gpus;
-      Borrower& b = by_workload[pod.workload];
+      if (pod.terminating && shrinking_.count(pod.workload)) continue;  // Leaving already.
+      v.held += pod.gpus;
+      Borrower& b = v.by_workload[pod.workload];
       b.workload = pod.workload;
       b.gpus += pod.gpus;
       b.can_checkpoint = pod.can_checkpoint;
-      first_pod.emplace(pod.workload, pod.ref);
+      if (pod.min_workers > 0) {
+        auto& [count, min] = v.workers[pod.workload];
+        ++count;
+        min = pod.min_workers;
+        b.gpus_per_worker = pod.gpus;
+      }
+      v.first_pod.emplace(pod.workload, pod.ref);
     }
   }
-  const int over = held - borrower_quota;
+  return v;
+}
+
+Status TidalController::GrowBack(int borrower_quota) {
+  BorrowerView view = ListBorrowers();
+  Status first;
+  control::IntentScope intent(control_, "tidal-lend");
+  for (auto it = shrunk_.begin(); it != shrunk_.end();) {
+    const auto w = view.workers.find(it->first);
+    // Finished or evicted (a requeued job asks for its size at admission): not ours to grow.
+    if (w == view.workers.end() || w->second.first >= it->second) {
+      it = shrunk_.erase(it);
+      continue;
+    }
+    const int per_worker = view.by_workload.at(it->first).gpus_per_worker;
+    const int room = (borrower_quota - view.held) / std::max(1, per_worker);
+    if (room <= 0) break;
+    const int to = w->second.first + std::min(room, it->second - w->second.first);
+    const int gpus = (to - w->second.first) * per_worker;
+    Status s = control_.ResizeWorkload(
+        it->first, to,
+        fmt::format("tidal: {} lends {} GPUs again; {} of them to its shrunk workers",
+                    options_.lend_from, stats_.lent_gpus, gpus));
+    if (s.ok()) {
+      ++stats_.regrows;
+      stats_.gpus_regrown += gpus;
+      view.held += gpus;
+      if (to >= it->second) {
+        it = shrunk_.erase(it);
+        continue;
+      }
+    } else if (s.code() != Status::Code::kUnavailable &&
+               s.code() != Status::Code::kFailedPrecondition && first.ok()) {
+      first = s;
+    }
+    ++it;
+  }
+  return first;
+}
+
+Status TidalController::EvictBeyondQuota(int borrower_quota) {
+  const SimTime now = control_.Now();
+  std::erase_if(evicting_, [&](const auto& e) { return e.second <= now; });
+  std::erase_if(shrinking_, [&](const auto& e) { return e.second <= now; });
+  BorrowerView view = ListBorrowers();
+  std::map<std::string, Borrower>& by_workload = view.by_workload;
+  const std::map<std::string, control::PodRef>& first_pod = view.first_pod;
+  const std::map<std::string, std::pair<int, int>>& workers = view.workers;
+  const int over = view.held - borrower_quota;
   if (over <= 0) return Status::Ok();
   std::vector<Borrower> borrowers;
   for (auto& [name, b] : by_workload) {
     const SimDuration loss =
         b.can_checkpoint ? options_.checkpointing_loss : options_.non_checkpointing_loss;
     b.lost_gpu_hours = b.gpus * loss.ToHours();
+    if (auto w = workers.find(name); w != workers.end() && !resize_refused_.count(name))
+      b.shrinkable_workers = std::max(0, w->second.first - w->second.second);
+    else
+      b.gpus_per_worker = 0;
     borrowers.push_back(b);
   }
   Status first;
   control::IntentScope intent(control_, "tidal-reclaim");
-  for (size_t i : ChooseVictims(borrowers, over)) {
+  const ReclaimPlan plan = PlanReclaim(borrowers, over);
+  for (const ReclaimPlan::Shrink& shrink : plan.shrinks) {
+    const Borrower& b = borrowers[shrink.borrower];
+    const int to = workers.at(b.workload).first - shrink.drop_workers;
+    const int gpus = shrink.drop_workers * b.gpus_per_worker;
+    Status s = control_.ResizeWorkload(
+        b.workload, to,
+        fmt::format("tidal: serving takes {} GPUs back from {}", gpus, options_.lend_to));
+    if (s.ok()) {
+      ++stats_.shrinks;
+      stats_.gpus_shrunk += gpus;
+      if (options_.grow_back) shrunk_.try_emplace(b.workload, workers.at(b.workload).first);
+      shrinking_[b.workload] = now + options_.save + options_.period;
+      (void)control_.EmitEvent(
+          {"Pod", first_pod.at(b.workload).namespace_name, first_pod.at(b.workload).name}, "Normal",
+          "TidalShrink",
+          fmt::format("shrunk to {} workers: serving needs {} GPUs back before the ramp", to,
+                      gpus));
+    } else {
+      // Not resizable here (still starting, or the cluster cannot): evicted at the next check.
+      resize_refused_.insert(b.workload);
+      if (s.code() != Status::Code::kFailedPrecondition && first.ok()) first = s;
+    }
+  }
+  for (size_t i : plan.evictions) {
     const Borrower& b = borrowers[i];
     Status s = control_.Evict(
         first_pod.at(b.workload), options_.save,
@@ -212,6 +291,15 @@ Status TidalController::Step(const std::vector<ServiceLoad>& services) {
   // 4. After a reclaim, the borrower gives back what it holds beyond its quota.
   if (!check_until_.is_never() && now <= check_until_) {
     Status s = EvictBeyondQuota(*borrower_base_ + stats_.lent_gpus);
+    if (!s.ok()) {
+      ++stats_.errors;
+      if (first.ok()) first = s;
+    }
+  } else if (!shrunk_.empty() && now >= next_grow_) {
+    // 5. Outside a reclaim, shrunk borrowers grow back within the borrower's quota (every
+    //    kGrowEvery periods: each try lists the borrower's pods).
+    next_grow_ = now + options_.period * kGrowEvery;
+    Status s = GrowBack(*borrower_base_ + stats_.lent_gpus);
     if (!s.ok()) {
       ++stats_.errors;
       if (first.ok()) first = s;

@@ -16,8 +16,12 @@
 //     GPU quota from the serving queue (lend_from) to the borrowing queue (lend_to) through
 //     PatchQueueQuota (resourceVersion-checked; a 409 re-reads and retries once).
 //  4. When less may be lent than is lent, take it back at once: the borrower's quota first, then
-//     serving's, and evict borrowing workloads beyond the borrower's quota, least lost work
-//     first (checkpointing ones lose only their restore: they get `save` as grace).
+//     serving's, and free what the borrower holds beyond its quota: elastic borrowers shrink
+//     toward their minimum workers first (ResizeWorkload), and only what shrinking cannot free
+//     is evicted, least lost work first (checkpointing ones lose only their restore: they get
+//     `save` as grace). A workload the cluster refuses to resize is evicted instead.
+//  5. With grow_back, outside a reclaim, shrunk borrowers grow back toward their size before
+//     the shrink while the borrower's quota has room (tried every 5 periods).
 // Never lends below the reserve and never before a day of history (no forecast, no lending).
 //
 // Cost per step: O(services x forecast window) plus, when taking GPUs back, one listing of
@@ -26,6 +30,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -56,6 +61,8 @@ struct TidalOptions {
   // loses its restore; one that cannot checkpoint loses its run so far (unknown here: a day).
   SimDuration checkpointing_loss = Minutes(10);
   SimDuration non_checkpointing_loss = Hours(24);
+  // Shrunk elastic borrowers grow back toward their size when the borrower's quota has room.
+  bool grow_back = false;
   SimDuration lead_time() const { return save + restart; }
   // The static split the controller lends from and returns to (GPU nominal quotas of lend_from
   // and lend_to); unset: the quotas as first read. A live operator states it, so a restart
@@ -72,7 +79,11 @@ struct TidalStats {
   int gpus_reclaimed = 0;     // GPUs of quota taken back, summed over reclaims.
   // Reclaimed GPUs x time until lent again (or now): ReclaimedCapacity::GpuHours.
   double gpu_hours_reclaimed = 0;
-  int evictions = 0;  // Borrowing workloads evicted to give GPUs back.
+  int evictions = 0;     // Borrowing workloads evicted to give GPUs back.
+  int shrinks = 0;       // Elastic borrowers shrunk to give GPUs back ...
+  int gpus_shrunk = 0;   // ... and the GPUs that freed.
+  int regrows = 0;       // Shrunk borrowers grown back when the borrower's quota had room ...
+  int gpus_regrown = 0;  // ... and the GPUs they took.
   int errors = 0;
 };
 
@@ -103,8 +114,21 @@ class TidalController {
   // Sets the GPU nominal quota of `queue` (re-read, then patched; one retry on a 409).
   Status SetNominal(const std::string& queue, int gpus, std::string_view reason);
   Status MoveQuota(int lent, std::string_view reason);
-  // Evicts borrowing workloads until the borrower holds at most its quota.
+  // The borrower's pods now, by workload.
+  struct BorrowerView {
+    std::map<std::string, Borrower> by_workload;
+    std::map<std::string, control::PodRef> first_pod;
+    std::map<std::string, std::pair<int, int>> workers;  // Elastic: (workers, their minimum).
+    int held = 0;
+  };
+  BorrowerView ListBorrowers() const;
+  // Evicts borrowing workloads until the borrower holds at most its quota (elastic ones shrink
+  // first).
   Status EvictBeyondQuota(int borrower_quota);
+  // Grows shrunk borrowers back toward their size before the shrink, by name, while the
+  // borrower's quota has room (the cluster may still refuse: tried again later).
+  Status GrowBack(int borrower_quota);
+  static constexpr int kGrowEvery = 5;
 
   control::ClusterControl& control_;
   TidalOptions options_;
@@ -115,6 +139,12 @@ class TidalController {
   std::optional<int> last_need_;
   // Borrowing workloads evicted, until their grace is surely over (not counted again).
   std::map<std::string, SimTime> evicting_;
+  // Elastic borrowers shrunk, until their surplus pods are surely gone: those pods, still
+  // terminating on a live cluster, are not counted again.
+  std::map<std::string, SimTime> shrinking_;
+  std::set<std::string> resize_refused_;    // Evicted whole from then on.
+  std::map<std::string, int> shrunk_;       // Shrunk borrowers: their workers before.
+  SimTime next_grow_;                       // Next GrowBack try.
   SimTime check_until_ = SimTime::Never();  // Re-check the borrower's usage until then.
   TidalStats stats_;
   ReclaimedCapacity reclaimed_;

@@ -19,6 +19,7 @@ TidalOptions OptionsFrom(const twin::TidalSpec& t, double default_restart_second
   o.save = SecondsF(t.save_seconds);
   o.restart = SecondsF(t.restart_seconds >= 0 ? t.restart_seconds : default_restart_seconds);
   o.period = SecondsF(t.period_minutes * 60);
+  o.grow_back = t.grow_back;
   return o;
 }
 
@@ -55,6 +56,13 @@ void TwinTidal::Contribute(twin::Report& report) const {
   t.reclaims = st.reclaims;
   t.gpus_reclaimed = st.gpus_reclaimed;
   t.reclaim_evictions = st.evictions;
+  t.reclaim_shrinks = st.shrinks;
+  t.gpus_shrunk = st.gpus_shrunk;
+  t.regrows = st.regrows;
+  t.gpus_regrown = st.gpus_regrown;
+  t.elastic = st.shrinks > 0;
+  if (ops_)
+    for (const twin::GeneratorSpec& g : ops_->scenario().generators) t.elastic |= g.elastic;
   // Reclaimed GPUs not lent again count up to the end of the report.
   t.gpu_hours_reclaimed =
       ops_ ? controller_->GpuHoursReclaimed(ops_->Now()) : st.gpu_hours_reclaimed;

@@ -87,6 +87,12 @@ class Admitter {
   // All pods of gang/batch workload `w` run (Kueue's PodsReady). Returns true when the
   // admitter wants a cycle now (e.g. blockAdmission lifted).
   virtual bool Started(const model::Workload& /*w*/) { return false; }
+  // A running elastic workload asks for `gpus` more GPUs now (growing back after a shrink,
+  // twin_elastic.cc): true when the admitter counts them against its quota. Default: refused
+  // (the Kueue admitter: a resized admission is not modelled).
+  virtual bool Grow(AdmissionHost& /*host*/, const model::Workload& /*w*/, int /*gpus*/) {
+    return false;
+  }
   // Schedulable capacity changed outside admission (a node cordoned or uncordoned): admitters
   // that park workloads retry them.
   virtual void Requeue() {}

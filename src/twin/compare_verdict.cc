@@ -29,7 +29,8 @@ int Better(const KpiDelta& k) {
     // explain the others; SLO minutes are the cost that matters.
     if (k.name == "slo_minutes_violated") return -1;
     if (k.name == "gpus_reclaimed" || k.name == "reclaim_evictions" ||
-        k.name == "gpu_hours_reclaimed")
+        k.name == "gpu_hours_reclaimed" || k.name == "reclaim_shrinks" || k.name == "gpus_shrunk" ||
+        k.name == "regrows")
       return 0;
     return +1;
   }

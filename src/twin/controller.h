@@ -73,6 +73,9 @@ struct NodeWorkloadInfo {
   bool running = false;          // Its pods run (not starting).
   std::vector<int32_t> pod_ids;  // Its pods on this node (PodAllocation::pod_id), ascending.
   std::vector<std::string> pod_names;  // Their names (twin/pod_names.h), in pod_ids' order.
+  // Per pod, in pod_ids' order: an elastic job's resizable worker's minimum count
+  // (control::PodInfo::min_workers), else 0.
+  std::vector<int> min_workers;
 };
 
 // A workload as a controller sees it now: what it is, and what the GPUs it holds are doing (the
@@ -140,6 +143,17 @@ class TwinOps {
   // user starts a new one if they come back): its GPUs are released now, nothing is lost or
   // restarted, and it leaves the run as stopped. FailedPrecondition unless it holds GPUs.
   virtual Status Stop(model::WorkloadId w) = 0;
+  // Resizes elastic training job `w` (model::Workload::elastic) to `workers` pods in its
+  // elastic pod set while it runs (twin_elastic.cc): a shrink releases the highest ordinals now
+  // and the job goes on with the rest, its remaining work stretched in proportion (linear
+  // scaling) after a pause of its restore time. InvalidArgument outside [min_count, the count
+  // it was submitted with] or when not elastic; FailedPrecondition unless running. A grow
+  // (back toward the submitted count) asks the admitter for the quota and placement for the
+  // nodes now; Unavailable when either refuses (try again later).
+  virtual Status Resize(model::WorkloadId w, int workers) {
+    (void)w, (void)workers;
+    return Status::FailedPrecondition("this twin resizes no workloads");
+  }
   // The autoscaled services (generators with traffic:), in arrival order. Empty without them.
   virtual std::vector<ServingLoad> ServingLoads() const { return {}; }
 };

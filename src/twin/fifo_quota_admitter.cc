@@ -21,6 +21,16 @@ class FifoQuotaAdmitter final : public Admitter {
   void Enqueue(model::WorkloadId id, int team) override { queues_[team].push_back(id); }
   void Released(const model::Workload& w, int gpus, bool) override { used_[w.team] -= gpus; }
   int used_gpus(int team) const override { return used_[team]; }
+  // A grow takes only quota the team's queue head cannot use now (StrictFIFO's head is never
+  // delayed by it at this moment; it may wait longer later, as behind any running job).
+  bool Grow(AdmissionHost& host, const model::Workload& w, int gpus) override {
+    const int budget = quota_[w.team] - used_[w.team];
+    if (gpus > budget) return false;
+    const auto& q = queues_[w.team];
+    if (!q.empty() && host.GpusWanted(q.front()) <= budget) return false;
+    used_[w.team] += gpus;
+    return true;
+  }
   // Lowering a quota below current use evicts nothing: it only stops further admissions.
   Status SetQuota(int team, int gpus) override {
     quota_[team] = gpus;

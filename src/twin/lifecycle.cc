@@ -5,7 +5,7 @@ namespace steward::twin {
 std::string_view LifecycleKindName(LifecycleKind kind) {
   static constexpr std::string_view kNames[] = {"arrive",     "admit",  "place", "start",
                                                 "checkpoint", "finish", "fail",  "drain",
-                                                "preempt",    "stop",   "scale"};
+                                                "preempt",    "stop",   "scale", "resize"};
   return kNames[static_cast<int>(kind)];
 }
 

@@ -29,6 +29,7 @@ enum class LifecycleKind : uint8_t {
   kPreempt,     // The admitter preempted it; it is pending again.
   kStop,        // A controller stopped it for good (idle reclaim).
   kScale,       // A service's desired replicas changed; gpus = desired replicas.
+  kResize,      // An elastic job was resized while running; gpus = the GPUs it holds now.
 };
 
 std::string_view LifecycleKindName(LifecycleKind kind);

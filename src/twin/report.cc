@@ -144,6 +144,12 @@ nlohmann::json TidalJson(const TidalReport& t) {
                       {"slo_minutes_violated", R(t.slo_minutes_violated, 2)},
                       {"p99_latency_ms_by_service", p99},
                       {"services", services}};
+  if (t.elastic) {
+    j["reclaim_shrinks"] = t.reclaim_shrinks;
+    j["gpus_shrunk"] = t.gpus_shrunk;
+    j["regrows"] = t.regrows;
+    j["gpus_regrown"] = t.gpus_regrown;
+  }
   return j;
 }
 
@@ -164,6 +170,10 @@ std::vector<std::pair<std::string, std::string>> TidalLines(const TidalReport& t
                      "reclaimed)",
                      t.lend_from, t.lend_to, t.gpu_hours_lent, t.max_lent_gpus, t.lends, t.reclaims,
                      t.gpus_reclaimed, t.reclaim_evictions, t.gpu_hours_reclaimed)});
+    if (t.elastic)
+      v.push_back({"elastic borrowers",
+                   fmt::format("{} shrinks ({} GPUs) instead of evictions, {} grown back ({} GPUs)",
+                               t.reclaim_shrinks, t.gpus_shrunk, t.regrows, t.gpus_regrown)});
   } else {
     v.push_back({"lending", "off (static split)"});
   }

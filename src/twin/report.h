@@ -222,6 +222,11 @@ struct TidalReport {
   int lends = 0, reclaims = 0;
   int gpus_reclaimed = 0;     // Quota taken back, summed over reclaims.
   int reclaim_evictions = 0;  // Borrowing workloads evicted to give GPUs back.
+  // Elastic training (a scenario with elastic jobs, or a shrink happened): borrowers shrunk
+  // instead of evicted, and the GPUs that freed. Reported only then.
+  bool elastic = false;
+  int reclaim_shrinks = 0, gpus_shrunk = 0;
+  int regrows = 0, gpus_regrown = 0;  // Shrunk borrowers grown back when lent GPUs again.
   // GPU-hours of lent capacity serving took back: each reclaimed GPU counted from its reclaim
   // until it is lent again or the run ends (tidal/reclaimed_capacity.h).
   double gpu_hours_reclaimed = 0;

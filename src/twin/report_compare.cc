@@ -82,6 +82,11 @@ std::vector<KpiDelta> CompareKpis(const Report& b, const Report& a) {
     add("tidal", "gpus_reclaimed", tb.gpus_reclaimed, ta.gpus_reclaimed);
     add("tidal", "gpu_hours_reclaimed", tb.gpu_hours_reclaimed, ta.gpu_hours_reclaimed);
     add("tidal", "reclaim_evictions", tb.reclaim_evictions, ta.reclaim_evictions);
+    if (tb.elastic || ta.elastic) {
+      add("tidal", "reclaim_shrinks", tb.reclaim_shrinks, ta.reclaim_shrinks);
+      add("tidal", "gpus_shrunk", tb.gpus_shrunk, ta.gpus_shrunk);
+      add("tidal", "regrows", tb.regrows, ta.regrows);
+    }
     add("tidal", "training_gpu_hours", tb.training_gpu_hours, ta.training_gpu_hours);
     add("tidal", "training_gpu_hours_gained", tb.training_gpu_hours_gained,
         ta.training_gpu_hours_gained);

@@ -115,6 +115,8 @@ struct GeneratorSpec {
   Distribution duration_hours = Distribution::Constant(1);
   double checkpoint_interval_minutes = 0;  // 0 = never checkpoints.
   double restore_minutes = 0;
+  // Elastic training: its pod set with a min_count may shrink while running (model::Workload).
+  bool elastic = false;
   std::string gpu_model;  // "" = any.
   model::TopologyPreference topology = model::TopologyPreference::kNone;
   // GPU sharing (one-GPU pods only): a fraction of a GPU, or one MIG instance.
@@ -363,7 +365,10 @@ struct TidalSpec {
   double save_seconds = 120;    // Lead time = save + restart.
   double restart_seconds = -1;  // -1 = policies.startup_seconds.
   double period_minutes = 1;    // Control period.
-  int line = 0;                 // Where the section was written (0 = absent).
+  // Shrunk elastic borrowers grow back when the borrower's quota has room again (each grow
+  // costs a regroup); false: they keep their size until they end.
+  bool grow_back = false;
+  int line = 0;  // Where the section was written (0 = absent).
 };
 
 struct Scenario {

@@ -182,6 +182,7 @@ Status ParseGenerator(const Reader& r, const YAML::Node& n, const std::string& p
                                        "pod_group",
                                        "pod_creation_seconds",
                                        "startup_jitter_seconds",
+                                       "elastic",
                                        "traffic",
                                        "capacity_per_replica",
                                        "latency",
@@ -267,6 +268,20 @@ Status ParseGenerator(const Reader& r, const YAML::Node& n, const std::string& p
   STEWARD_RETURN_IF_ERROR(r.Get(n, "startup_jitter_seconds", path, &g->startup_jitter_seconds));
   STEWARD_RETURN_IF_ERROR(
       Positive(r, n, path + ".startup_jitter_seconds", g->startup_jitter_seconds, true));
+  // Elastic training: resizable down to its pod set's min_count while it runs.
+  STEWARD_RETURN_IF_ERROR(r.Get(n, "elastic", path, &g->elastic));
+  if (g->elastic) {
+    if (g->kind != model::WorkloadKind::kTraining)
+      return r.Error(n["elastic"], path + ".elastic",
+                     "only training is elastic (an inference service scales by replicas)");
+    // The pod set that resizes is the first with a min_count (model::Workload::ElasticPodSet).
+    auto set = std::find_if(g->pod_sets.begin(), g->pod_sets.end(),
+                            [](const PodSetSpec& ps) { return ps.min_count > 0; });
+    if (set == g->pod_sets.end() || set->min_count >= set->count)
+      return r.Error(n["elastic"], path + ".elastic",
+                     "needs pod_sets whose first min_count is below its count (the fewest "
+                     "workers the job may shrink to)");
+  }
   std::string topology = "none";
   STEWARD_RETURN_IF_ERROR(r.Get(n, "topology", path, &topology));
   if (!model::ParseTopology(topology, &g->topology))

@@ -150,9 +150,10 @@ Status ParseServing(const Reader& r, const YAML::Node& n, const std::string& pat
 
 Status ParseTidal(const Reader& r, const YAML::Node& t, TidalSpec* out) {
   const std::string path = "tidal";
-  STEWARD_RETURN_IF_ERROR(r.CheckKeys(t, path,
-                                      {"enabled", "lend_from", "lend_to", "lend_to_namespace",
-                                       "reserve", "forecast", "lead_time", "period_minutes"}));
+  STEWARD_RETURN_IF_ERROR(
+      r.CheckKeys(t, path,
+                  {"enabled", "lend_from", "lend_to", "lend_to_namespace", "reserve", "forecast",
+                   "lead_time", "period_minutes", "grow_back"}));
   out->line = t.Mark().line + 1;
   out->enabled = true;
   STEWARD_RETURN_IF_ERROR(r.Get(t, "enabled", path, &out->enabled));
@@ -196,6 +197,7 @@ Status ParseTidal(const Reader& r, const YAML::Node& t, TidalSpec* out) {
       STEWARD_RETURN_IF_ERROR(
           Positive(r, l["restart_seconds"], lp + ".restart_seconds", out->restart_seconds, true));
   }
+  STEWARD_RETURN_IF_ERROR(r.Get(t, "grow_back", path, &out->grow_back));
   STEWARD_RETURN_IF_ERROR(r.Get(t, "period_minutes", path, &out->period_minutes));
   return InRange(r, t["period_minutes"], path + ".period_minutes", out->period_minutes, 0.25, 1440,
                  "must lie in [0.25, 1440]");

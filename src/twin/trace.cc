@@ -165,7 +165,8 @@ Status LoadSteward(CsvReader& csv, const TraceSpec& spec, const Scenario& scenar
             c_min = csv.Column("min_replicas"), c_max = csv.Column("max_replicas"),
             c_queue = csv.Column("queue"), c_labels = csv.Column("labels"),
             c_idle_busy = csv.Column("idle_busy"), c_cpu = csv.Column("cpu_milli"),
-            c_memory = csv.Column("memory_mib"), c_extended = csv.Column("extended_resources");
+            c_memory = csv.Column("memory_mib"), c_extended = csv.Column("extended_resources"),
+            c_elastic = csv.Column("elastic");
   auto fraction = [&](int c, double def, double* out_value) -> Status {
     if (c < 0 || csv.Field(c).empty()) {
       *out_value = def;
@@ -292,6 +293,19 @@ Status LoadSteward(CsvReader& csv, const TraceSpec& spec, const Scenario& scenar
     if (restore < 0) return csv.Error(c_restore, "must be >= 0");
     w.checkpoint_interval = SecondsF(ckpt * 60);
     w.restore_time = SecondsF(restore * 60);
+    if (c_elastic >= 0 && !csv.Field(c_elastic).empty()) {
+      const std::string_view e = csv.Field(c_elastic);
+      if (e != "true" && e != "false")
+        return csv.Error(c_elastic, fmt::format("'{}' is not true or false", e));
+      w.elastic = e == "true";
+      const int set = w.ElasticPodSet();
+      if (w.elastic && w.kind != model::WorkloadKind::kTraining)
+        return csv.Error(c_elastic, "only training is elastic");
+      if (w.elastic && (set < 0 || w.pod_sets[set].min_count >= w.pod_sets[set].count))
+        return csv.Error(c_elastic,
+                         "needs pod_sets whose first min_count is below its count (the fewest "
+                         "workers the job may shrink to)");
+    }
     STEWARD_RETURN_IF_ERROR(fraction(c_sm, 0.5, &w.usage.sm_active));
     STEWARD_RETURN_IF_ERROR(fraction(c_busy, 0.9, &w.usage.busy));
     STEWARD_RETURN_IF_ERROR(fraction(c_used, 1.0, &w.usage.used_gpu_fraction));

@@ -367,7 +367,8 @@ void Twin::OnCheckpoint(const Event& e) {
 }
 
 void Twin::AddLost(const WorkloadRun& run, double hours, LossCause cause) {
-  static constexpr const char* kCauses[] = {"failure", "drain", "preemption", "pods_ready_timeout"};
+  static constexpr const char* kCauses[] = {"failure", "drain", "preemption", "pods_ready_timeout",
+                                            "resize",  "regrow"};
   lost_gpu_hours_ += hours;
   lost_by_team_[scenario_.teams[run.spec.team].name] += hours;
   lost_by_tier_[std::string(model::TierName(run.spec.tier))] += hours;

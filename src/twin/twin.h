@@ -86,7 +86,16 @@ struct GpuFaultState {
 };
 
 // Why work was thrown away.
-enum class LossCause : uint8_t { kFailure, kDrain, kPreemption, kPodsReadyTimeout };
+// kResize: an elastic job's pause while its remaining workers regroup after a shrink; kRegrow:
+// its pause while it grows back (the new workers start, then all regroup).
+enum class LossCause : uint8_t {
+  kFailure,
+  kDrain,
+  kPreemption,
+  kPodsReadyTimeout,
+  kResize,
+  kRegrow
+};
 
 // One preemption (issue 6: every preemption recorded with the work it threw away).
 struct PreemptionRecord {
@@ -231,6 +240,7 @@ class Twin : private AdmissionHost, private TwinOps {
   bool Healthy(model::NodeId n) const override;
   Result<WorkloadView> View(model::WorkloadId w) const override;
   Status Stop(model::WorkloadId w) override;
+  Status Resize(model::WorkloadId w, int workers) override;  // twin_elastic.cc.
   std::vector<ServingLoad> ServingLoads() const override;
 
   // AdmissionHost.

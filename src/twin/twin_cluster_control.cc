@@ -56,7 +56,8 @@ std::vector<control::PodInfo> TwinClusterControl::PodsOnNode(std::string_view no
   for (const NodeWorkloadInfo& w : ops_.WorkloadsOn(n)) {
     const size_t slash = w.name.find('/');
     const std::string ns = w.name.substr(0, slash);
-    for (const std::string& pod_name : w.pod_names) {
+    for (size_t i = 0; i < w.pod_names.size(); ++i) {
+      const std::string& pod_name = w.pod_names[i];
       control::PodInfo p;
       p.ref = {ns, pod_name};
       p.node = std::string(node);
@@ -66,7 +67,9 @@ std::vector<control::PodInfo> TwinClusterControl::PodsOnNode(std::string_view no
       p.can_checkpoint = w.can_checkpoint;
       p.gpus = w.pod_ids.empty() ? 0 : w.gpus / static_cast<int>(w.pod_ids.size());
       p.running = w.running;
+      p.min_workers = i < w.min_workers.size() ? w.min_workers[i] : 0;
       pods_[p.ref.namespace_name + "/" + p.ref.name] = {n, w.id};
+      workloads_[w.name] = w.id;
       out.push_back(std::move(p));
     }
   }
@@ -121,6 +124,14 @@ Status TwinClusterControl::Evict(const control::PodRef& pod, SimDuration grace, 
   if (key == last_gang_eviction_) return Status::Ok();  // Stopped with its gang just now.
   last_gang_eviction_ = key;
   return ops_.Evict(at.node, at.workload, grace);
+}
+
+Status TwinClusterControl::ResizeWorkload(std::string_view workload, int workers,
+                                          std::string_view) {
+  auto it = workloads_.find(workload);
+  if (it == workloads_.end())
+    return Status::NotFound(fmt::format("twin: no workload {}", workload));
+  return ops_.Resize(it->second, workers);
 }
 
 Status TwinClusterControl::EmitEvent(const control::ObjectRef& object, std::string_view type,

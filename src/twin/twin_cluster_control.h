@@ -60,6 +60,10 @@ class TwinClusterControl final : public control::ClusterControl {
   Status PatchQueueQuota(std::string_view queue, std::string_view resource_version,
                          const control::QueueQuota& quota, std::string_view reason) override;
 
+  // TwinOps::Resize of a workload this object has listed pods of (PodsOnNode); NotFound for one
+  // it never saw, as Evict.
+  Status ResizeWorkload(std::string_view workload, int workers, std::string_view reason) override;
+
   const std::vector<EmittedEvent>& events() const { return events_; }
   // Annotations set through Annotate, by ObjectRef::Display().
   const std::map<std::string, std::map<std::string, std::string>>& annotations() const {
@@ -77,6 +81,8 @@ class TwinClusterControl final : public control::ClusterControl {
   TwinOps& ops_;
   // Pods listed by PodsOnNode, by "namespace/name".
   mutable std::map<std::string, PodAddress> pods_;
+  // Workloads of the pods listed, "namespace/name" -> id.
+  mutable std::map<std::string, model::WorkloadId, std::less<>> workloads_;
   // (instant, node, workload) of the last gang eviction, so its other pods there are no-ops.
   std::tuple<SimTime, model::NodeId, model::WorkloadId> last_gang_eviction_{SimTime::Never(),
                                                                             model::kNoNode, -1};

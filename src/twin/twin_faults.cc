@@ -488,6 +488,9 @@ std::vector<NodeWorkloadInfo> Twin::WorkloadsOn(model::NodeId n) const {
     for (const auto& [pod_id, index] : pods) {
       info.pod_ids.push_back(pod_id);
       info.pod_names.push_back(PodName(run, index));
+      const int set = run.spec.ElasticPodSet();
+      info.min_workers.push_back(
+          set >= 0 && run.pods[index].pod_set == set ? run.spec.pod_sets[set].min_count : 0);
     }
   }
   std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.id < b.id; });

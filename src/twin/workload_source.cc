@@ -154,6 +154,7 @@ class GeneratorSource final : public WorkloadSource {
     w.duration = SecondsF(spec_.duration_hours.Sample(rng_) * 3600);
     w.checkpoint_interval = SecondsF(spec_.checkpoint_interval_minutes * 60);
     w.restore_time = SecondsF(spec_.restore_minutes * 60);
+    w.elastic = spec_.elastic;
     const UsageSpec& u = spec_.usage;
     w.usage.used_gpu_fraction = u.used_gpu_fraction.Sample(rng_);
     w.usage.busy = u.busy.Sample(rng_);

@@ -74,6 +74,11 @@ class FakeCluster : public ClusterControl {
     return resource_version == "7" ? Status::Ok() : Status::Aborted("409 Conflict");
   }
 
+  Status ResizeWorkload(std::string_view, int workers, std::string_view) override {
+    ++writes;
+    return workers >= 1 ? Status::Ok() : Status::InvalidArgument("at least 1 worker");
+  }
+
   SimTime now = kSimStart;
   int writes = 0;
   Status evict_answer;
@@ -159,6 +164,26 @@ TEST_F(GatedControlTest, QuotaPatchesArePlannedAndAppliedWithBeforeAndAfter) {
   EXPECT_EQ(rows[1].mode, "applied");
   EXPECT_EQ(rows[2].mode, "failed");
   EXPECT_NE(rows[2].error.find("409"), std::string::npos);
+}
+
+TEST_F(GatedControlTest, ResizesArePlannedAndAppliedAsJobs) {
+  GateOptions o;
+  GatedControl plan(cluster_, log_.get(), o);
+  EXPECT_TRUE(plan.ResizeWorkload("training/llm", 2, "serving takes 8 GPUs back").ok());
+  EXPECT_EQ(cluster_.writes, 0);
+  o.mode = GateOptions::Mode::kApply;
+  GatedControl apply(cluster_, log_.get(), o);
+  EXPECT_TRUE(apply.ResizeWorkload("training/llm", 2, "serving takes 8 GPUs back").ok());
+  EXPECT_EQ(apply.ResizeWorkload("training/llm", 0, "bad").code(), Status::Code::kInvalidArgument);
+  EXPECT_EQ(cluster_.writes, 2);
+  std::vector<store::AuditRow> rows = Rows();
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[0].mode, "planned");
+  EXPECT_EQ(rows[0].action, "resize");
+  EXPECT_EQ(rows[0].object, "job/training/llm");
+  EXPECT_EQ(rows[0].after, "workers=2");
+  EXPECT_EQ(rows[1].mode, "applied");
+  EXPECT_EQ(rows[2].mode, "failed");
 }
 
 TEST_F(GatedControlTest, ApplyModeActsAndRecordsFailuresWithTheError) {

@@ -159,6 +159,7 @@ struct KubeTestServerOptions {
   // Runs on the server's worker before each request is handled (e.g. to hold writes back so
   // that two clients race).
   std::function<void(const http::Request&)> before_request{};
+  bool serve_jobs = false;  // batch/v1 Jobs too (writable): elastic resizes patch them.
 };
 
 // kube::ApiServer with the resources the cluster cache reads, on a loopback port.
@@ -181,6 +182,7 @@ class KubeTestServer {
     api_.AddResource(writable(kube::KueueResource("localqueues")));
     api_.AddResource(writable(kube::KueueResource("resourceflavors")));
     api_.AddResource(writable(kube::KueueResource("workloads")));
+    if (o.serve_jobs) jobs_ = api_.AddResource(writable(kube::JobsResource()));
     http::ServerOptions h;
     h.port = 0;
     h.threads = 16;
@@ -286,6 +288,14 @@ class KubeTestServer {
                        {"resources",
                         {{{"name", "nvidia.com/gpu"}, {"nominalQuota", gpus}}}}}}}}}}}}}}});
   }
+  // A batch/v1 Job with spec.parallelism (serve_jobs only).
+  void PutJob(const std::string& ns, const std::string& name, int parallelism) {
+    store_.Commit({{jobs_, ns, name,
+                    json{{"apiVersion", "batch/v1"},
+                         {"kind", "Job"},
+                         {"metadata", {{"name", name}, {"namespace", ns}}},
+                         {"spec", {{"parallelism", parallelism}, {"completions", parallelism}}}}}});
+  }
   int pods_id() const { return pods_; }
   int nodes_id() const { return nodes_; }
 
@@ -307,7 +317,7 @@ class KubeTestServer {
   kube::ApiServer api_;
   std::unique_ptr<http::Server> server_;
   int port_ = 0;
-  int nodes_ = 0, pods_ = 0, namespaces_ = 0, cluster_queues_ = 0;
+  int nodes_ = 0, pods_ = 0, namespaces_ = 0, cluster_queues_ = 0, jobs_ = -1;
   std::atomic<int> requests_{0};
 };
 

@@ -68,5 +68,66 @@ TEST(LendPlanTest, VictimsByLeastLostWorkWithFillBack) {
   EXPECT_TRUE(ChooseVictims(b, 0).empty());
 }
 
+Borrower Job(std::string name, int gpus, double lost_per_gpu, int shrinkable = 0,
+             int per_worker = 0) {
+  Borrower b;
+  b.workload = std::move(name);
+  b.gpus = gpus;
+  b.lost_gpu_hours = gpus * lost_per_gpu;
+  b.shrinkable_workers = shrinkable;
+  b.gpus_per_worker = per_worker;
+  return b;
+}
+
+TEST(LendPlanTest, WithoutElasticBorrowersTheReclaimIsChooseVictims) {
+  const std::vector<Borrower> b = {Job("a", 8, 0.2), Job("b", 16, 0.1), Job("c", 8, 24)};
+  const ReclaimPlan p = PlanReclaim(b, 20);
+  EXPECT_TRUE(p.shrinks.empty());
+  EXPECT_EQ(p.evictions, ChooseVictims(b, 20));
+  EXPECT_EQ(p.evictions, (std::vector<size_t>{1, 0}));  // 0.1/GPU first, then 0.2/GPU.
+  EXPECT_EQ(p.freed, 24);
+}
+
+TEST(LendPlanTest, ElasticBorrowersShrinkBeforeAnyoneIsEvicted) {
+  // e1: 4 workers of 8 GPUs, min 1 (24 GPUs shrinkable); e2: 4 of 4, min 2 (8 shrinkable);
+  // f: fixed 8 GPUs that loses the least per GPU (it would be the first victim otherwise).
+  const std::vector<Borrower> b = {Job("e1", 32, 0.2, 3, 8), Job("e2", 16, 0.2, 2, 4),
+                                   Job("f", 8, 0.05)};
+  // 20 GPUs: e1 gives the most, so it goes first: ceil(20 / 8) = 3 workers = 24 GPUs.
+  ReclaimPlan p = PlanReclaim(b, 20);
+  EXPECT_TRUE(p.evictions.empty());
+  ASSERT_EQ(p.shrinks.size(), 1u);
+  EXPECT_EQ(p.shrinks[0].borrower, 0u);
+  EXPECT_EQ(p.shrinks[0].drop_workers, 3);
+  EXPECT_EQ(p.freed, 24);
+  // 30 GPUs: e1 drops all 3 (24), e2 the 2 workers that cover the last 6 (8 GPUs): 32.
+  p = PlanReclaim(b, 30);
+  EXPECT_TRUE(p.evictions.empty());
+  ASSERT_EQ(p.shrinks.size(), 2u);
+  EXPECT_EQ(p.shrinks[0].borrower, 0u);
+  EXPECT_EQ(p.shrinks[0].drop_workers, 3);
+  EXPECT_EQ(p.shrinks[1].borrower, 1u);
+  EXPECT_EQ(p.shrinks[1].drop_workers, 2);
+  EXPECT_EQ(p.freed, 32);
+}
+
+TEST(LendPlanTest, EvictsWholeOnlyWhatShrinkingCannotFree) {
+  const std::vector<Borrower> b = {Job("e1", 32, 0.2, 3, 8), Job("e2", 16, 0.2, 2, 4),
+                                   Job("f", 8, 0.05)};
+  // 36 GPUs: shrinking frees 32 at most, so 4 more by eviction: over the borrowers at their
+  // minimum (e1 8, e2 8, f 8 GPUs), the cheapest per GPU is f. f goes whole (8), and the
+  // shrinks cover the other 28: e1 3 workers (24), e2 1 worker (4).
+  ReclaimPlan p = PlanReclaim(b, 36);
+  EXPECT_EQ(p.evictions, (std::vector<size_t>{2}));
+  ASSERT_EQ(p.shrinks.size(), 2u);
+  EXPECT_EQ(p.shrinks[0].drop_workers, 3);
+  EXPECT_EQ(p.shrinks[1].borrower, 1u);
+  EXPECT_EQ(p.shrinks[1].drop_workers, 1);
+  EXPECT_EQ(p.freed, 36);
+  // More than all of them hold: everything is freed, as ChooseVictims does.
+  p = PlanReclaim(b, 100);
+  EXPECT_EQ(p.freed, 56);
+}
+
 }  // namespace
 }  // namespace steward::tidal

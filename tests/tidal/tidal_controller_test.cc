@@ -24,7 +24,8 @@ class FakeControl final : public control::ClusterControl {
     SimDuration grace;
   };
   std::vector<Eviction> evictions;
-  std::vector<std::string> patches;  // "queue=gpus".
+  std::vector<std::string> patches;                  // "queue=gpus".
+  std::vector<std::pair<std::string, int>> resizes;  // (workload, workers).
 
   FakeControl() {
     for (int i = 0; i < 16; ++i) pods[NodeName(i)];
@@ -94,6 +95,55 @@ class FakeControl final : public control::ClusterControl {
   Status Annotate(const control::ObjectRef&, std::string_view, std::optional<std::string>,
                   std::string_view) override {
     return Status::Ok();
+  }
+  // An elastic job: `workers` pods of `gpus` each on `node`, resizable down to `min`.
+  void AddElastic(const std::string& node, const std::string& workload, int workers, int gpus,
+                  int min) {
+    for (int i = 0; i < workers; ++i) {
+      control::PodInfo p;
+      p.ref = {"training", workload + "-" + std::to_string(i)};
+      p.node = node;
+      p.workload = "training/" + workload;
+      p.kind = model::WorkloadKind::kTraining;
+      p.can_checkpoint = true;
+      p.gpus = gpus;
+      p.running = true;
+      p.min_workers = min;
+      pods[node].push_back(p);
+    }
+  }
+  // The cluster resizes at once: the highest ordinals go, or new ones join on the same node.
+  Status ResizeWorkload(std::string_view workload, int workers, std::string_view) override {
+    resizes.emplace_back(std::string(workload), workers);
+    for (auto& [node, list] : pods) {
+      std::vector<control::PodInfo> mine;
+      for (const control::PodInfo& p : list)
+        if (p.workload == workload && p.min_workers > 0) mine.push_back(p);
+      if (mine.empty()) continue;
+      std::erase_if(list, [&](const control::PodInfo& p) {
+        return p.workload == workload && p.min_workers > 0;
+      });
+      for (int i = 0; i < workers; ++i) {
+        control::PodInfo p = mine[0];
+        p.ref.name = std::string(workload.substr(workload.find('/') + 1)) + "-" + std::to_string(i);
+        list.push_back(p);
+      }
+    }
+    return Status::Ok();
+  }
+  // The pods of evicted workloads leave (after their save, here at once).
+  void RemoveEvicted() {
+    for (const Eviction& e : evictions) {
+      const std::string workload = "training/" + e.pod.substr(0, e.pod.rfind('-'));
+      for (auto& [node, list] : pods)
+        std::erase_if(list, [&](const control::PodInfo& p) { return p.workload == workload; });
+    }
+  }
+  int Workers(const std::string& workload) const {
+    int n = 0;
+    for (const auto& [node, list] : pods)
+      for (const control::PodInfo& p : list) n += p.workload == "training/" + workload;
+    return n;
   }
   Status Evict(const control::PodRef& pod, SimDuration grace, std::string_view) override {
     evictions.push_back({pod.name, grace});
@@ -248,6 +298,88 @@ TEST(TidalControllerTest, AStatedSplitTakesBackWhatARestartFoundLent) {
   EXPECT_EQ(c.patches, (std::vector<std::string>{"training=32", "serving=96"}));
   EXPECT_EQ(tidal.stats().lent_gpus, 0);
   EXPECT_EQ(tidal.stats().gpus_reclaimed, 72);
+}
+
+TEST(TidalControllerTest, ElasticBorrowersShrinkInsteadOfBeingEvicted) {
+  FakeControl c;
+  TidalController tidal(c, Options());
+  for (c.now = kSimStart; c.now <= kSimStart + Hours(24) + Minutes(1); c.now = c.now + Minutes(1))
+    ASSERT_TRUE(tidal.Step({Chat(6)}).ok());
+  ASSERT_EQ(c.lent(), 72);  // Training's quota: 104.
+  // The same 104 GPUs as above, but six of the checkpointing jobs are elastic: 8 workers of
+  // 1 GPU each, down to 2 (6 GPUs each may go: 36 in all).
+  c.AddTraining("n00", "nockpt", 8, false);
+  for (int i = 1; i <= 6; ++i)
+    c.AddTraining(FakeControl::NodeName(i), "job" + std::to_string(i), 8, true);
+  for (int i = 7; i <= 12; ++i)
+    c.AddElastic(FakeControl::NodeName(i), "elastic" + std::to_string(i), 8, 1, 2);
+  // The burst: training's quota drops to 48, 56 GPUs over. Shrinking frees 36 at most, so 20
+  // more by eviction, among the fixed-size jobs: the checkpointing ones lose least, job1..job3
+  // go whole (24); the other 32 come from shrinks: elastic10, 11, 12, 7, 8 (all give 6, so by
+  // name) to their 2 workers (30), and elastic9 by the 2 workers still needed.
+  c.now = c.now + Minutes(1);
+  ASSERT_TRUE(tidal.Step({Chat(20)}).ok());
+  EXPECT_EQ(c.lent(), 16);
+  ASSERT_EQ(c.evictions.size(), 3u);
+  for (const auto& e : c.evictions) {
+    EXPECT_NE(e.pod, "nockpt-0");
+    EXPECT_EQ(e.pod.rfind("job", 0), 0u) << e.pod;
+  }
+  ASSERT_EQ(c.resizes.size(), 6u);
+  EXPECT_EQ(c.resizes[0], std::make_pair(std::string("training/elastic10"), 2));
+  EXPECT_EQ(c.resizes[5], std::make_pair(std::string("training/elastic9"), 6));
+  int freed = 0;
+  for (const auto& [w, workers] : c.resizes) freed += 8 - workers;
+  EXPECT_EQ(freed, 32);
+  EXPECT_EQ(tidal.stats().shrinks, 6);
+  EXPECT_EQ(tidal.stats().gpus_shrunk, 32);
+  EXPECT_EQ(tidal.stats().evictions, 3);
+  // Without elastic jobs the same reclaim evicts 7 (ReclaimEvictsLeastLostWork above); here 3.
+  // The next step finds training within its quota: nothing more.
+  c.now = c.now + Minutes(1);
+  ASSERT_TRUE(tidal.Step({Chat(20)}).ok());
+  EXPECT_EQ(c.evictions.size(), 3u);
+  EXPECT_EQ(c.resizes.size(), 6u);
+  // Demand falls back and the trough is lent again: without grow_back the shrunk jobs keep
+  // their size.
+  c.RemoveEvicted();
+  for (int i = 0; i < 20; ++i) {
+    c.now = c.now + Minutes(1);
+    ASSERT_TRUE(tidal.Step({Chat(6)}).ok());
+  }
+  EXPECT_EQ(c.lent(), 72);
+  EXPECT_EQ(c.resizes.size(), 6u);
+  EXPECT_EQ(tidal.stats().regrows, 0);
+}
+
+TEST(TidalControllerTest, WithGrowBackShrunkBorrowersGrowWhenLentAgain) {
+  FakeControl c;
+  TidalOptions o = Options();
+  o.grow_back = true;
+  TidalController tidal(c, o);
+  for (c.now = kSimStart; c.now <= kSimStart + Hours(24) + Minutes(1); c.now = c.now + Minutes(1))
+    ASSERT_TRUE(tidal.Step({Chat(6)}).ok());
+  c.AddTraining("n00", "nockpt", 8, false);
+  for (int i = 1; i <= 6; ++i)
+    c.AddTraining(FakeControl::NodeName(i), "job" + std::to_string(i), 8, true);
+  for (int i = 7; i <= 12; ++i)
+    c.AddElastic(FakeControl::NodeName(i), "elastic" + std::to_string(i), 8, 1, 2);
+  c.now = c.now + Minutes(1);
+  ASSERT_TRUE(tidal.Step({Chat(20)}).ok());  // As above: 3 evictions, 6 shrinks (32 GPUs).
+  ASSERT_EQ(tidal.stats().gpus_shrunk, 32);
+  c.RemoveEvicted();
+  // Lent again: training's quota is 104 and it holds 48, so the six grow back to 8 workers
+  // (32 GPUs) once the reclaim's check window (save + restart + 2 periods) is over.
+  for (int i = 0; i < 20; ++i) {
+    c.now = c.now + Minutes(1);
+    ASSERT_TRUE(tidal.Step({Chat(6)}).ok());
+  }
+  EXPECT_EQ(c.lent(), 72);
+  EXPECT_EQ(tidal.stats().regrows, 6);
+  EXPECT_EQ(tidal.stats().gpus_regrown, 32);
+  for (int i = 7; i <= 12; ++i) EXPECT_EQ(c.Workers("elastic" + std::to_string(i)), 8) << i;
+  ASSERT_EQ(c.resizes.size(), 12u);
+  EXPECT_EQ(c.resizes[6], std::make_pair(std::string("training/elastic10"), 8));
 }
 
 }  // namespace

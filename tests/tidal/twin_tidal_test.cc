@@ -86,5 +86,32 @@ TEST(TwinTidalTest, ScenariosWithoutServingHaveNoTidalSection) {
   EXPECT_FALSE(j.contains("training_jct_seconds"));
 }
 
+// examples/tidal/elastic.yaml: the same borrowers elastic and at a fixed size, same seed. The
+// elastic ones are shrunk instead of evicted, and lose less work (a shrink costs the kept
+// workers' regroup pause; an eviction every worker's restore, and a wait to be readmitted).
+TEST(TwinTidalTest, ElasticBorrowersShrinkAndLoseLessWorkThanFixedSize) {
+  auto loaded =
+      twin::LoadScenario(std::string(STEWARD_SOURCE_DIR) + "/examples/tidal/elastic.yaml");
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  twin::Scenario fixed_size = *loaded;
+  for (twin::GeneratorSpec& g : fixed_size.generators) g.elastic = false;
+  const twin::Report elastic = RunScenario(std::move(loaded).value());
+  const twin::Report fixed = RunScenario(std::move(fixed_size));
+
+  EXPECT_GT(elastic.tidal.reclaims, 0);
+  EXPECT_GT(elastic.tidal.reclaim_shrinks, 0);
+  EXPECT_GT(fixed.tidal.reclaim_evictions, 0);
+  EXPECT_EQ(fixed.tidal.reclaim_shrinks, 0);
+  EXPECT_LT(elastic.tidal.reclaim_evictions, fixed.tidal.reclaim_evictions);
+  EXPECT_LT(elastic.lost_gpu_hours, fixed.lost_gpu_hours);
+  EXPECT_GT(elastic.faults.lost_gpu_hours_by_cause.at("resize"), 0);
+  EXPECT_EQ(elastic.tidal.slo_minutes_violated, 0);
+  EXPECT_EQ(fixed.tidal.slo_minutes_violated, 0);
+  // The shrinks are reported only where a scenario has elastic jobs.
+  EXPECT_TRUE(twin::ToJson(elastic)["tidal"].contains("reclaim_shrinks"));
+  EXPECT_FALSE(twin::ToJson(fixed)["tidal"].contains("reclaim_shrinks"));
+  EXPECT_FALSE(twin::ToJson(RunScenario(Example(), 1))["tidal"].contains("gpus_shrunk"));
+}
+
 }  // namespace
 }  // namespace steward::tidal
