@@ -406,9 +406,13 @@ double Twin::Interrupt(WorkloadRun& run, LossCause cause) {
   // keeps all its remaining work.
   if (run.state == RunState::kRunning) --running_;
   AddLost(run, lost_hours, cause);
-  static constexpr LifecycleKind kKinds[] = {LifecycleKind::kFail, LifecycleKind::kDrain,
-                                             LifecycleKind::kPreempt};
-  Log(kKinds[static_cast<int>(cause)], run, run.GpusHeld(), lost_hours);
+  if (on_lifecycle_) {
+    // A waitForPodsReady eviction is the admitter's, like a preemption.
+    const LifecycleKind kind = cause == LossCause::kFailure ? LifecycleKind::kFail
+                               : cause == LossCause::kDrain ? LifecycleKind::kDrain
+                                                            : LifecycleKind::kPreempt;
+    Log(kind, run, run.GpusHeld(), lost_hours);
+  }
   ++run.interruptions;
   ReleasePods(run, 0);
   ++run.epoch;

@@ -42,6 +42,10 @@ TEST(PodsReadyTwinTest, TimeoutRequeuesWithExponentialBackoffThenDeactivates) {
       "generators:\n"
       "  - {name: g, team: team-a, kind: batch, arrival: {process: once, count: 1},\n"
       "     pods: 4, gpus_per_pod: 2, duration_hours: 1}\n"));
+  int evictions_logged = 0;  // Each timeout is the admitter's eviction in the lifecycle log.
+  o.on_lifecycle = [&](const LifecycleRecord& r) {
+    evictions_logged += r.kind == LifecycleKind::kPreempt;
+  };
   auto t = Twin::Create(std::move(s), o);
   ASSERT_TRUE(t.ok()) << t.status().message();
   Twin& twin = **t;
@@ -83,6 +87,7 @@ TEST(PodsReadyTwinTest, TimeoutRequeuesWithExponentialBackoffThenDeactivates) {
   }
   const Report r = twin.BuildReport();
   EXPECT_EQ(r.pods_ready_timeouts, 4);
+  EXPECT_EQ(evictions_logged, 4);
   EXPECT_EQ(r.pending_by_reason.at("deactivated"), 1);
   for (const auto& cq : r.scheduler.cluster_queues) {
     if (cq.name != "team-a") continue;
