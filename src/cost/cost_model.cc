@@ -10,6 +10,8 @@
 #include <sstream>
 #include <vector>
 
+#include "model/yaml_checked.h"
+
 namespace steward::cost {
 
 GpuHourPrice PriceOf(const GpuCostSpec& spec, double hours_per_year) {
@@ -202,14 +204,7 @@ Result<CostModel> ParseRoot(const Ctx& ctx, const YAML::Node& root) {
 
 Result<CostModel> ParseCostModel(std::string_view yaml_text, std::string_view filename) {
   Ctx ctx{filename};
-  YAML::Node root;
-  try {
-    root = YAML::Load(std::string(yaml_text));
-  } catch (const YAML::ParserException& e) {
-    return MakeInputError(filename, e.mark.line + 1, e.mark.column + 1, "", e.msg);
-  } catch (const YAML::Exception& e) {
-    return MakeInputError(filename, 0, 0, "", e.what());
-  }
+  STEWARD_ASSIGN_OR_RETURN(YAML::Node root, model::LoadYamlDocument(yaml_text, filename));
   try {
     return ParseRoot(ctx, root);
   } catch (const YAML::Exception& e) {

@@ -171,6 +171,17 @@ Result<std::vector<YAML::Node>> LoadYamlDocuments(std::string_view text, std::st
   }
 }
 
+Result<YAML::Node> LoadYamlDocument(std::string_view text, std::string_view source,
+                                    std::string_view field) {
+  try {
+    return YAML::Load(NormalizeLineEndings(text));
+  } catch (const YAML::ParserException& e) {
+    return MakeInputError(source, e.mark.line + 1, e.mark.column + 1, field, e.msg);
+  } catch (const YAML::Exception& e) {
+    return MakeInputError(source, 0, 0, field, e.what());
+  }
+}
+
 Status CheckYamlDuplicateKeys(const YAML::Node& root, std::string_view source) {
   // Iterative, so a deeply nested document cannot overflow the stack.
   std::vector<YAML::Node> todo = {root};

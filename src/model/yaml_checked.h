@@ -59,6 +59,11 @@ Status ReadYamlNumber(const YAML::Node& n, T* out) {
 // column. O(size) twice.
 Result<std::vector<YAML::Node>> LoadYamlDocuments(std::string_view text, std::string_view source);
 
+// The one YAML document of `text` (line endings as above), or an input error naming `source`,
+// the line and column where the parser stopped, and `field`. O(size).
+Result<YAML::Node> LoadYamlDocument(std::string_view text, std::string_view source,
+                                    std::string_view field = "");
+
 // The first mapping in `root` (at any depth) with a key twice, as an input error at the second
 // key's line and column of `source` naming the key; OK when there is none. O(nodes).
 Status CheckYamlDuplicateKeys(const YAML::Node& root, std::string_view source);

@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 
+#include "model/yaml_checked.h"
 #include "rollout/gate.h"
 
 namespace steward::rollout {
@@ -210,12 +211,7 @@ Result<SimDuration> ParsePlanDuration(const std::string& text) {
 }
 
 Result<RolloutPlan> ParsePlan(const std::string& yaml_text, const std::string& file) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(yaml_text);
-  } catch (const YAML::ParserException& e) {
-    return MakeInputError(file, e.mark.line + 1, e.mark.column + 1, "yaml", e.msg);
-  }
+  STEWARD_ASSIGN_OR_RETURN(YAML::Node root, model::LoadYamlDocument(yaml_text, file, "yaml"));
   const Reader r{file};
   RolloutPlan p;
   p.file = file;

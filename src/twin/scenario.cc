@@ -101,14 +101,7 @@ int Scenario::FindTeam(std::string_view name) const {
 
 Result<Scenario> ParseScenario(std::string_view yaml_text, std::string_view source) {
   Reader r(source);
-  YAML::Node root;
-  try {
-    root = YAML::Load(model::NormalizeLineEndings(yaml_text));
-  } catch (const YAML::ParserException& e) {
-    return MakeInputError(source, e.mark.line + 1, e.mark.column + 1, "", e.msg);
-  } catch (const YAML::Exception& e) {
-    return MakeInputError(source, 0, 0, "", e.what());
-  }
+  STEWARD_ASSIGN_OR_RETURN(YAML::Node root, model::LoadYamlDocument(yaml_text, source));
   if (!root || root.IsNull()) return MakeInputError(source, 0, 0, "", "empty scenario");
   STEWARD_RETURN_IF_ERROR(model::CheckYamlDuplicateKeys(root, source));
   Scenario s;

@@ -187,6 +187,14 @@ double Demand(SimTime t) {
   return h >= 8 && h < 20 ? 40 : 6;
 }
 
+// Steps `tidal` once a minute through a day of night-level demand and one minute into the
+// next: 72 of serving's GPUs lent (training's quota: 104).
+void LendThroughTheFirstDay(FakeControl& c, TidalController& tidal) {
+  for (c.now = kSimStart; c.now <= kSimStart + Hours(24) + Minutes(1); c.now = c.now + Minutes(1))
+    ASSERT_TRUE(tidal.Step({Chat(6)}).ok());
+  ASSERT_EQ(c.lent(), 72);
+}
+
 TEST(TidalControllerTest, LendsOnlyAfterADayOfHistory) {
   FakeControl c;
   TidalController tidal(c, Options());
@@ -232,9 +240,7 @@ TEST(TidalControllerTest, TakesGpusBackAheadOfTheRampAndNeverLendsBelowTheReserv
 TEST(TidalControllerTest, ReclaimEvictsLeastLostWorkWithTheSaveAsGrace) {
   FakeControl c;
   TidalController tidal(c, Options());
-  for (c.now = kSimStart; c.now <= kSimStart + Hours(24) + Minutes(1); c.now = c.now + Minutes(1))
-    ASSERT_TRUE(tidal.Step({Chat(6)}).ok());
-  ASSERT_EQ(c.lent(), 72);  // Training's quota: 104.
+  ASSERT_NO_FATAL_FAILURE(LendThroughTheFirstDay(c, tidal));
   // Training runs 104 GPUs: one job that cannot checkpoint, the rest checkpoint.
   c.AddTraining("n00", "nockpt", 8, false);
   for (int i = 1; i <= 12; ++i)
@@ -303,9 +309,7 @@ TEST(TidalControllerTest, AStatedSplitTakesBackWhatARestartFoundLent) {
 TEST(TidalControllerTest, ElasticBorrowersShrinkInsteadOfBeingEvicted) {
   FakeControl c;
   TidalController tidal(c, Options());
-  for (c.now = kSimStart; c.now <= kSimStart + Hours(24) + Minutes(1); c.now = c.now + Minutes(1))
-    ASSERT_TRUE(tidal.Step({Chat(6)}).ok());
-  ASSERT_EQ(c.lent(), 72);  // Training's quota: 104.
+  ASSERT_NO_FATAL_FAILURE(LendThroughTheFirstDay(c, tidal));
   // The same 104 GPUs as above, but six of the checkpointing jobs are elastic: 8 workers of
   // 1 GPU each, down to 2 (6 GPUs each may go: 36 in all).
   c.AddTraining("n00", "nockpt", 8, false);
@@ -357,8 +361,7 @@ TEST(TidalControllerTest, WithGrowBackShrunkBorrowersGrowWhenLentAgain) {
   TidalOptions o = Options();
   o.grow_back = true;
   TidalController tidal(c, o);
-  for (c.now = kSimStart; c.now <= kSimStart + Hours(24) + Minutes(1); c.now = c.now + Minutes(1))
-    ASSERT_TRUE(tidal.Step({Chat(6)}).ok());
+  ASSERT_NO_FATAL_FAILURE(LendThroughTheFirstDay(c, tidal));
   c.AddTraining("n00", "nockpt", 8, false);
   for (int i = 1; i <= 6; ++i)
     c.AddTraining(FakeControl::NodeName(i), "job" + std::to_string(i), 8, true);

@@ -17,16 +17,6 @@ using testing::MakeTwin;
 using testing::MustParse;
 using testing::SmallScenarioYaml;
 
-class Probe : public TwinController {
- public:
-  std::string_view Name() const override { return "probe"; }
-  Status Attach(TwinOps& ops) override {
-    ops_ = &ops;
-    return Status::Ok();
-  }
-  TwinOps* ops_ = nullptr;
-};
-
 // One elastic job: 4 workers x 2 GPUs (min 1), 10 hours of work, checkpoints hourly, restores
 // (and regroups) in 6 minutes; and a fixed 2-GPU batch job.
 std::string ElasticYaml(bool elastic = true) {
@@ -42,19 +32,13 @@ std::string ElasticYaml(bool elastic = true) {
           " gpus_per_pod: 2, duration_hours: 30}\n");
 }
 
-struct Fixture {
-  std::unique_ptr<Twin> twin;
-  Probe* probe = nullptr;
+struct Fixture : testing::ProbedTwin {
   model::WorkloadId train = -1, batch = -1;
 };
 
 Fixture Make(bool elastic = true) {
   Fixture f;
-  f.twin = MakeTwin(ElasticYaml(elastic));
-  auto added = f.twin->AddController(std::make_unique<Probe>());
-  EXPECT_TRUE(added.ok());
-  f.probe = static_cast<Probe*>(*added);
-  f.twin->RunUntil(kSimStart + Hours(1));
+  static_cast<testing::ProbedTwin&>(f) = testing::MakeProbedTwin(ElasticYaml(elastic));
   for (const WorkloadRun& r : f.twin->runs())
     (r.spec.kind == model::WorkloadKind::kTraining ? f.train : f.batch) = r.spec.id;
   return f;

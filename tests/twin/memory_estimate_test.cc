@@ -46,21 +46,28 @@ TEST(MemoryEstimateTest, CountsNodesArrivalsAndSamples) {
   EXPECT_EQ(EstimateMemory(s, true).total_bytes(), e.total_bytes() + 1600 * kBytesPerServedGpu);
 }
 
-// Finished runs are released (issue 22): a year of arrivals costs what is alive at once, by
-// Little's law (10 per hour x (twice the 1 h duration + the hour a usage window holds them)),
-// plus the finished runs kept readable.
-TEST(MemoryEstimateTest, ALongHorizonChargesWhatIsAliveNotEveryArrival) {
+// 365 days of 1,600 GPUs (200 nodes x 8) and one team with `quota_gpus`, whose one generator
+// submits 10 one-GPU, one-hour jobs an hour.
+Scenario YearOfOneTeam(int quota_gpus) {
   Scenario s;
   s.horizon_days = 365;
   PoolSpec p;
   p.nodes = 200;
   p.gpus_per_node = 8;
   s.pools = {p};
-  s.teams = {{"a", "a", 16}};
+  s.teams = {{"a", "a", quota_gpus}};
   GeneratorSpec g;
   g.team = "a";
   g.arrival.rate_per_hour = 10;
   s.generators = {g};
+  return s;
+}
+
+// Finished runs are released (issue 22): a year of arrivals costs what is alive at once, by
+// Little's law (10 per hour x (twice the 1 h duration + the hour a usage window holds them)),
+// plus the finished runs kept readable.
+TEST(MemoryEstimateTest, ALongHorizonChargesWhatIsAliveNotEveryArrival) {
+  Scenario s = YearOfOneTeam(/*quota_gpus=*/16);
   const MemoryEstimate e = EstimateMemory(s);
   EXPECT_EQ(e.workloads, 10 * 8760);
   EXPECT_EQ(e.alive, 10 * 3 + kFinishedRunsKept);
@@ -72,17 +79,7 @@ TEST(MemoryEstimateTest, ALongHorizonChargesWhatIsAliveNotEveryArrival) {
 // A team whose arrivals want more GPUs than its quota lets run builds a queue that grows with
 // the horizon: 10 GPUs wanted against a quota of 4 leaves 60 % of its arrivals waiting.
 TEST(MemoryEstimateTest, AnOverloadedQueueIsChargedForItsBacklog) {
-  Scenario s;
-  s.horizon_days = 365;
-  PoolSpec p;
-  p.nodes = 200;
-  p.gpus_per_node = 8;
-  s.pools = {p};
-  s.teams = {{"a", "a", 4}};
-  GeneratorSpec g;
-  g.team = "a";
-  g.arrival.rate_per_hour = 10;
-  s.generators = {g};
+  Scenario s = YearOfOneTeam(/*quota_gpus=*/4);
   EXPECT_DOUBLE_EQ(EstimateMemory(s).alive, 10 * 3 + 0.6 * 87600 + kFinishedRunsKept);
   // The whole cluster overloaded (its 1,600 GPUs against 3,200 wanted) keeps half of them.
   s.teams[0].quota_gpus = 0;  // No quota of its own: the cluster bounds it.

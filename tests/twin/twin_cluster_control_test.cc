@@ -15,25 +15,10 @@ namespace {
 using testing::MakeTwin;
 using testing::SmallScenarioYaml;
 
-// Captures the TwinOps a controller is attached with.
-class Probe : public TwinController {
- public:
-  std::string_view Name() const override { return "probe"; }
-  Status Attach(TwinOps& ops) override {
-    ops_ = &ops;
-    return Status::Ok();
-  }
-  TwinOps* ops_ = nullptr;
-};
-
-struct Fixture {
-  std::unique_ptr<Twin> twin;
-  Probe* probe = nullptr;
-};
+using Fixture = testing::ProbedTwin;
 
 Fixture Make() {
-  Fixture f;
-  f.twin = MakeTwin(SmallScenarioYaml(
+  return testing::MakeProbedTwin(SmallScenarioYaml(
       2, "a:16",
       "faults: {enabled: false}\n"
       "generators:\n"
@@ -42,11 +27,6 @@ Fixture Make() {
       " restore_minutes: 6}\n"
       "  - {name: batch, team: a, kind: batch, arrival: {process: once, count: 1},"
       " gpus_per_pod: 4, duration_hours: 10}\n"));
-  auto added = f.twin->AddController(std::make_unique<Probe>());
-  EXPECT_TRUE(added.ok());
-  f.probe = static_cast<Probe*>(*added);
-  f.twin->RunUntil(kSimStart + Hours(1));
-  return f;
 }
 
 TEST(TwinClusterControlTest, ObservesNodesAndPodsByKubernetesNames) {

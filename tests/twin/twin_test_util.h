@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "twin/controller.h"
 #include "twin/scenario.h"
 #include "twin/twin.h"
 
@@ -103,6 +104,33 @@ inline std::unique_ptr<Twin> MakeTwin(const std::string& yaml) {
   auto t = Twin::Create(MustParse(yaml));
   if (!t.ok()) throw std::runtime_error(t.status().message());
   return std::move(t).value();
+}
+
+// A controller that only keeps the TwinOps it is attached with, for tests that act through them.
+class OpsProbe : public TwinController {
+ public:
+  std::string_view Name() const override { return "probe"; }
+  Status Attach(TwinOps& ops) override {
+    ops_ = &ops;
+    return Status::Ok();
+  }
+  TwinOps* ops_ = nullptr;
+};
+
+// A twin of `yaml` with an OpsProbe attached, run to its first hour.
+struct ProbedTwin {
+  std::unique_ptr<Twin> twin;
+  OpsProbe* probe = nullptr;
+};
+
+inline ProbedTwin MakeProbedTwin(const std::string& yaml) {
+  ProbedTwin f;
+  f.twin = MakeTwin(yaml);
+  auto added = f.twin->AddController(std::make_unique<OpsProbe>());
+  if (!added.ok()) throw std::runtime_error(added.status().message());
+  f.probe = static_cast<OpsProbe*>(*added);
+  f.twin->RunUntil(kSimStart + Hours(1));
+  return f;
 }
 
 // One generator line: `count` workloads of `kind` at `start_hours`, plus `rest` (YAML fields).
