@@ -11,6 +11,10 @@ constexpr size_t kArity = 4;
 }  // namespace
 
 void EventQueue::Push(SimTime time, EventKind kind, int32_t target, uint32_t epoch, int32_t aux) {
+  if (time.micros() == last_us_) {  // Nothing queued is earlier, nothing of its time later.
+    lane_.push_back({next_seq_++, Payload{kind, target, epoch, aux}});
+    return;
+  }
   uint32_t slot;
   if (!free_slots_.empty()) {
     slot = free_slots_.back();
@@ -35,6 +39,23 @@ void EventQueue::Push(SimTime time, EventKind kind, int32_t target, uint32_t epo
 }
 
 Event EventQueue::Pop() {
+  // The lane's events have the last time popped, which no heap event precedes: the lane goes
+  // first unless the heap holds an event of that time queued before them.
+  if (lane_head_ < lane_.size() && (heap_.empty() || heap_.front().time_us != last_us_ ||
+                                    (heap_.front().order >> kSlotBits) > lane_[lane_head_].seq)) {
+    const LaneEvent& e = lane_[lane_head_++];
+    const Event out{SimTime::FromMicros(last_us_),
+                    e.seq,
+                    e.payload.kind,
+                    e.payload.target,
+                    e.payload.epoch,
+                    e.payload.aux};
+    if (lane_head_ == lane_.size()) {
+      lane_.clear();
+      lane_head_ = 0;
+    }
+    return out;
+  }
   const Key top = heap_.front();
   const Key last = heap_.back();
   heap_.pop_back();
@@ -58,6 +79,7 @@ Event EventQueue::Pop() {
   const auto slot = static_cast<uint32_t>(top.order & ((uint64_t{1} << kSlotBits) - 1));
   const Payload& p = payloads_[slot];
   free_slots_.push_back(slot);
+  last_us_ = top.time_us;
   return Event{
       SimTime::FromMicros(top.time_us), top.order >> kSlotBits, p.kind, p.target, p.epoch, p.aux};
 }

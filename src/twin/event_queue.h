@@ -10,8 +10,10 @@
 //
 // Cost: Push and Pop are O(log4 n) with the comparison inlined; the heap orders 16-byte keys,
 // so a node's four children share one cache line (the queue was 18 % of a 102,400-GPU run as a
-// std::push_heap/pop_heap binary heap of whole events). Memory: 32 bytes per pending event.
-// Not thread-safe.
+// std::push_heap/pop_heap binary heap of whole events). An event for the time last popped (an
+// admission pass the handler just asked for: a third of all events) skips the heap: it waits
+// in a FIFO lane, since it follows every queued event of that time and precedes every later
+// one, so Push and Pop are O(1) for it. Memory: 32 bytes per pending event. Not thread-safe.
 #pragma once
 
 #include <cstddef>
@@ -54,10 +56,12 @@ class EventQueue {
  public:
   void Push(SimTime time, EventKind kind, int32_t target = -1, uint32_t epoch = 0,
             int32_t aux = -1);
-  bool empty() const { return heap_.empty(); }
-  size_t size() const { return heap_.size(); }
+  bool empty() const { return heap_.empty() && lane_head_ == lane_.size(); }
+  size_t size() const { return heap_.size() + (lane_.size() - lane_head_); }
   // The earliest event's time; the queue must not be empty.
-  SimTime TopTime() const { return SimTime::FromMicros(heap_.front().time_us); }
+  SimTime TopTime() const {
+    return SimTime::FromMicros(lane_head_ < lane_.size() ? last_us_ : heap_.front().time_us);
+  }
   Event Pop();
 
  private:
@@ -81,6 +85,14 @@ class EventQueue {
   std::vector<Payload> payloads_;
   std::vector<uint32_t> free_slots_;
   uint64_t next_seq_ = 0;
+  // Events pushed for the time last popped, in push order (from lane_head_ on).
+  struct LaneEvent {
+    uint64_t seq;
+    Payload payload;
+  };
+  std::vector<LaneEvent> lane_;
+  size_t lane_head_ = 0;
+  int64_t last_us_ = INT64_MIN;  // The time of the last event popped.
 };
 
 }  // namespace steward::twin
