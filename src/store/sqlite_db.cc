@@ -172,7 +172,7 @@ Result<SqliteStmt> SqliteDb::Prepare(std::string_view sql) {
 }
 
 Result<SqliteStmt*> SqliteDb::Cached(std::string_view sql) {
-  auto it = cached_.find(std::string(sql));
+  auto it = cached_.find(sql);
   if (it == cached_.end()) {
     STEWARD_ASSIGN_OR_RETURN(SqliteStmt stmt, Prepare(sql));
     it = cached_.emplace(std::string(sql), std::make_unique<SqliteStmt>(std::move(stmt))).first;

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -95,7 +96,12 @@ class SqliteDb {
   sqlite3* db_;
   std::string path_;
   // Finalized before the connection closes (declared after db_, destroyed in ~SqliteDb).
-  std::unordered_map<std::string, std::unique_ptr<SqliteStmt>> cached_;
+  // Looked up by the caller's string_view, without building a key string per use.
+  struct TextHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  std::unordered_map<std::string, std::unique_ptr<SqliteStmt>, TextHash, std::equal_to<>> cached_;
 };
 
 // Scoped transaction: BEGIN IMMEDIATE (via Begin) or BEGIN (via BeginRead), ROLLBACK on

@@ -9,6 +9,8 @@
 #include <fstream>
 #include <map>
 
+#include "twin/run_table.h"
+
 namespace steward::twin {
 namespace {
 
@@ -114,7 +116,7 @@ MemoryEstimate EstimateMemory(const Scenario& s, bool served) {
   e.alive = std::min(
       generated, running +
                      std::max(team_backlog, backlog(gpus_wanted, cluster_gpus, arrivals_wanting)) +
-                     kFinishedRunsKept);
+                     kDefaultFinishedRunsKept);
   for (size_t i = 0; i < s.traces.size(); ++i) {
     const double rows = std::max(0.0, CountLines(s.traces[i].path) - 1);
     e.workloads += rows;

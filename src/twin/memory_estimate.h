@@ -41,8 +41,6 @@ inline constexpr double kBytesPerWorkload = 2 * 1024;
 inline constexpr double kBytesPerSample = 4.5 * 1024;
 inline constexpr double kBytesPerServedGpu = 16 * 1024;
 inline constexpr double kBytesBase = 24.0 * 1024 * 1024;
-// Finished runs the twin keeps readable (TwinOptions::finished_runs_kept's default).
-inline constexpr double kFinishedRunsKept = 1024;
 
 struct MemoryEstimate {
   double nodes = 0;        // Nodes of the pools and of the Alibaba node list.

@@ -24,6 +24,10 @@
 
 namespace steward::twin {
 
+// Finished runs a twin keeps readable by default (TwinOptions::finished_runs_kept), which the
+// run-size estimate charges too.
+inline constexpr int kDefaultFinishedRunsKept = 1024;
+
 class RunTable {
  public:
   static constexpr size_t kPageBits = 10;

@@ -72,7 +72,7 @@ struct TwinOptions {
   // Finished runs stay readable in runs() (state kDone) until this many more have finished;
   // then they are released and only the report's accumulators remember them (issue 22:
   // memory bounded by live state). < 0 keeps every run (tests that inspect finished runs).
-  int finished_runs_kept = 1024;
+  int finished_runs_kept = kDefaultFinishedRunsKept;
 };
 
 // Fault state of one GPU, as DCGM would report it.
@@ -438,7 +438,7 @@ class Twin : private AdmissionHost, private TwinOps {
   int32_t next_pod_id_ = 0;
   RunTable runs_;
   std::deque<model::WorkloadId> retired_;  // Finished runs kept readable, oldest first.
-  int finished_runs_kept_ = 1024;
+  int finished_runs_kept_ = kDefaultFinishedRunsKept;
   std::vector<int> workloads_by_team_;  // Submitted, per team (the report's teams.workloads).
   int released_fault_interrupted_ = 0;  // Released runs that a fault or drain stopped.
   std::vector<model::WorkloadId> services_;

@@ -112,6 +112,16 @@ class FakeControl final : public control::ClusterControl {
       pods[node].push_back(p);
     }
   }
+  // Training's 104 GPUs on nodes n00-n12: one job that cannot checkpoint on n00, checkpointing
+  // 8-GPU jobs on n01 up to n(first_elastic - 1), and from there elastic jobs of 8 one-GPU
+  // workers that may shrink to 2.
+  void AddBorrowers(int first_elastic) {
+    AddTraining("n00", "nockpt", 8, false);
+    for (int i = 1; i < first_elastic && i <= 12; ++i)
+      AddTraining(NodeName(i), "job" + std::to_string(i), 8, true);
+    for (int i = first_elastic; i <= 12; ++i)
+      AddElastic(NodeName(i), "elastic" + std::to_string(i), 8, 1, 2);
+  }
   // The cluster resizes at once: the highest ordinals go, or new ones join on the same node.
   Status ResizeWorkload(std::string_view workload, int workers, std::string_view) override {
     resizes.emplace_back(std::string(workload), workers);
@@ -242,9 +252,7 @@ TEST(TidalControllerTest, ReclaimEvictsLeastLostWorkWithTheSaveAsGrace) {
   TidalController tidal(c, Options());
   ASSERT_NO_FATAL_FAILURE(LendThroughTheFirstDay(c, tidal));
   // Training runs 104 GPUs: one job that cannot checkpoint, the rest checkpoint.
-  c.AddTraining("n00", "nockpt", 8, false);
-  for (int i = 1; i <= 12; ++i)
-    c.AddTraining(FakeControl::NodeName(i), "job" + std::to_string(i), 8, true);
+  c.AddBorrowers(/*first_elastic=*/13);
   // Demand jumps (an unforecast burst): serving needs 20 + 20 = 40 replicas = 80 GPUs now.
   c.now = c.now + Minutes(1);
   ASSERT_TRUE(tidal.Step({Chat(20)}).ok());
@@ -312,11 +320,7 @@ TEST(TidalControllerTest, ElasticBorrowersShrinkInsteadOfBeingEvicted) {
   ASSERT_NO_FATAL_FAILURE(LendThroughTheFirstDay(c, tidal));
   // The same 104 GPUs as above, but six of the checkpointing jobs are elastic: 8 workers of
   // 1 GPU each, down to 2 (6 GPUs each may go: 36 in all).
-  c.AddTraining("n00", "nockpt", 8, false);
-  for (int i = 1; i <= 6; ++i)
-    c.AddTraining(FakeControl::NodeName(i), "job" + std::to_string(i), 8, true);
-  for (int i = 7; i <= 12; ++i)
-    c.AddElastic(FakeControl::NodeName(i), "elastic" + std::to_string(i), 8, 1, 2);
+  c.AddBorrowers(/*first_elastic=*/7);
   // The burst: training's quota drops to 48, 56 GPUs over. Shrinking frees 36 at most, so 20
   // more by eviction, among the fixed-size jobs: the checkpointing ones lose least, job1..job3
   // go whole (24); the other 32 come from shrinks: elastic10, 11, 12, 7, 8 (all give 6, so by
@@ -362,11 +366,7 @@ TEST(TidalControllerTest, WithGrowBackShrunkBorrowersGrowWhenLentAgain) {
   o.grow_back = true;
   TidalController tidal(c, o);
   ASSERT_NO_FATAL_FAILURE(LendThroughTheFirstDay(c, tidal));
-  c.AddTraining("n00", "nockpt", 8, false);
-  for (int i = 1; i <= 6; ++i)
-    c.AddTraining(FakeControl::NodeName(i), "job" + std::to_string(i), 8, true);
-  for (int i = 7; i <= 12; ++i)
-    c.AddElastic(FakeControl::NodeName(i), "elastic" + std::to_string(i), 8, 1, 2);
+  c.AddBorrowers(/*first_elastic=*/7);
   c.now = c.now + Minutes(1);
   ASSERT_TRUE(tidal.Step({Chat(20)}).ok());  // As above: 3 evictions, 6 shrinks (32 GPUs).
   ASSERT_EQ(tidal.stats().gpus_shrunk, 32);

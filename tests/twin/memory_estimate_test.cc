@@ -70,21 +70,21 @@ TEST(MemoryEstimateTest, ALongHorizonChargesWhatIsAliveNotEveryArrival) {
   Scenario s = YearOfOneTeam(/*quota_gpus=*/16);
   const MemoryEstimate e = EstimateMemory(s);
   EXPECT_EQ(e.workloads, 10 * 8760);
-  EXPECT_EQ(e.alive, 10 * 3 + kFinishedRunsKept);
+  EXPECT_EQ(e.alive, 10 * 3 + kDefaultFinishedRunsKept);
   // Half again at the diurnal peak.
   s.generators[0].arrival.diurnal_amplitude = 0.5;
-  EXPECT_EQ(EstimateMemory(s).alive, 15 * 3 + kFinishedRunsKept);
+  EXPECT_EQ(EstimateMemory(s).alive, 15 * 3 + kDefaultFinishedRunsKept);
 }
 
 // A team whose arrivals want more GPUs than its quota lets run builds a queue that grows with
 // the horizon: 10 GPUs wanted against a quota of 4 leaves 60 % of its arrivals waiting.
 TEST(MemoryEstimateTest, AnOverloadedQueueIsChargedForItsBacklog) {
   Scenario s = YearOfOneTeam(/*quota_gpus=*/4);
-  EXPECT_DOUBLE_EQ(EstimateMemory(s).alive, 10 * 3 + 0.6 * 87600 + kFinishedRunsKept);
+  EXPECT_DOUBLE_EQ(EstimateMemory(s).alive, 10 * 3 + 0.6 * 87600 + kDefaultFinishedRunsKept);
   // The whole cluster overloaded (its 1,600 GPUs against 3,200 wanted) keeps half of them.
   s.teams[0].quota_gpus = 0;  // No quota of its own: the cluster bounds it.
   s.generators[0].gpus_per_pod = Distribution::Constant(320);
-  EXPECT_DOUBLE_EQ(EstimateMemory(s).alive, 10 * 3 + 0.5 * 87600 + kFinishedRunsKept);
+  EXPECT_DOUBLE_EQ(EstimateMemory(s).alive, 10 * 3 + 0.5 * 87600 + kDefaultFinishedRunsKept);
 }
 
 TEST(MemoryEstimateTest, HugeArrivalsTimesDaysAreRefusedBeforeAnythingIsBuilt) {
