@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "model/label_map.h"
 #include "model/time.h"
 
 namespace steward::model {
@@ -87,46 +88,48 @@ struct PodSet {
   bool SharesGpu() const { return gpu_milli < 1000 || !mig_profile.empty(); }
 };
 
+// Scalars first: the twin's event handlers read them on runs no longer in cache
+// (twin/workload_run.h).
 struct Workload {
   WorkloadId id = 0;
-  std::string name;
   int team = 0;  // Index into the scenario's teams.
-  std::string namespace_name;
-  std::string queue;           // LocalQueue name.
-  std::string priority_class;  // WorkloadPriorityClass name.
-  // Kubernetes labels of its pods (exemptions from idle reclaim, right-sizing classes, ledger
-  // aggregation by label:KEY).
-  std::map<std::string, std::string> labels;
   Tier tier = Tier::kDev;
   WorkloadKind kind = WorkloadKind::kBatch;
-  std::vector<PodSet> pod_sets;
-  int gpu_model = -1;  // Required GPU model index; -1 = any.
   TopologyPreference topology = TopologyPreference::kNone;
+  // Elastic training (kueue#12146; Kueue's ElasticJobsViaWorkloadSlices): while it runs, its
+  // first pod set with a min_count may be resized between min_count and the count it was
+  // submitted with (TwinOps::Resize, control::ClusterControl::ResizeWorkload), so a reclaim
+  // shrinks it instead of evicting it whole. False: fixed size.
+  bool elastic = false;
+  int gpu_model = -1;  // Required GPU model index; -1 = any.
+  // Inference services: replica range scaled on a diurnal curve (peak at peak_hour).
+  int min_replicas = 0;
+  int max_replicas = 0;
+  double peak_hour = 14.0;
   SimTime submit_time;
   // Time the workload needs to run to completion once started (for services: lifetime).
   SimDuration duration;
   // Training: period between checkpoints (zero = never checkpoints) and time to restore.
   SimDuration checkpoint_interval;
   SimDuration restore_time;
-  UsageProfile usage;
-  // Volcano: the PodGroup (in the governance policy) whose minMember / minResources / queue
-  // govern admission; "" = none.
-  std::string pod_group;
   // Pods of the workload are created one after another, this far apart (zero = all at once,
   // as a Job controller does): a gang is incomplete until all of them exist.
   SimDuration pod_interval;
   // Slow starts (image pulls, node warm-up): each start of its pods takes the scenario's
   // startup plus a uniform draw in [0, startup_jitter), drawn anew at every attempt.
   SimDuration startup_jitter;
-  // Inference services: replica range scaled on a diurnal curve (peak at peak_hour).
-  int min_replicas = 0;
-  int max_replicas = 0;
-  double peak_hour = 14.0;
-  // Elastic training (kueue#12146; Kueue's ElasticJobsViaWorkloadSlices): while it runs, its
-  // first pod set with a min_count may be resized between min_count and the count it was
-  // submitted with (TwinOps::Resize, control::ClusterControl::ResizeWorkload), so a reclaim
-  // shrinks it instead of evicting it whole. False: fixed size.
-  bool elastic = false;
+  UsageProfile usage;
+  std::vector<PodSet> pod_sets;
+  std::string name;
+  std::string namespace_name;
+  std::string queue;           // LocalQueue name.
+  std::string priority_class;  // WorkloadPriorityClass name.
+  // Volcano: the PodGroup (in the governance policy) whose minMember / minResources / queue
+  // govern admission; "" = none.
+  std::string pod_group;
+  // Kubernetes labels of its pods (exemptions from idle reclaim, right-sizing classes, ledger
+  // aggregation by label:KEY). Shared with the other workloads of its generator until changed.
+  LabelMap labels;
   // The pod set that resizes: the first with a min_count; -1 when not elastic.
   int ElasticPodSet() const;
 

@@ -77,21 +77,23 @@ void Placer::Observe(const model::Workload& w) {
   }
 }
 
-std::vector<int> Placer::Route(const model::Workload& w, const model::PodSet& ps) const {
-  std::vector<int> out;
+bool Placer::Accepts(int pool, const model::Workload& w, const model::PodSet& ps) const {
+  const PlacementPoolSpec& r = pools_[pool].rule;
   const bool shared = ps.SharesGpu();
   const int gpus = shared ? 1 : ps.gpus_per_pod;
   // A service's replicas are independent pods, not a gang.
   const int pods = w.kind == model::WorkloadKind::kInference ? 1 : ps.count;
-  for (size_t i = 0; i < pools_.size(); ++i) {
-    const PlacementPoolSpec& r = pools_[i].rule;
-    if (!r.kinds.empty() && std::find(r.kinds.begin(), r.kinds.end(), w.kind) == r.kinds.end())
-      continue;
-    if (gpus < r.min_gpus_per_pod || gpus > r.max_gpus_per_pod) continue;
-    if (shared && !r.shared) continue;
-    if (pods < r.min_pods) continue;
-    out.push_back(static_cast<int>(i));
-  }
+  if (!r.kinds.empty() && std::find(r.kinds.begin(), r.kinds.end(), w.kind) == r.kinds.end())
+    return false;
+  if (gpus < r.min_gpus_per_pod || gpus > r.max_gpus_per_pod) return false;
+  if (shared && !r.shared) return false;
+  return pods >= r.min_pods;
+}
+
+std::vector<int> Placer::Route(const model::Workload& w, const model::PodSet& ps) const {
+  std::vector<int> out;
+  for (int i = 0; i < num_pools(); ++i)
+    if (Accepts(i, w, ps)) out.push_back(i);
   return out;
 }
 
@@ -106,18 +108,18 @@ place::PodRequest Placer::Request(const model::Workload& w, const model::PodSet&
 bool Placer::Place(const model::Workload& w, const model::PodSet& ps, int count,
                    std::vector<PodPlacement>* out) {
   out->clear();
-  std::vector<place::Decision> decisions;
-  for (int pool : Route(w, ps)) {
+  for (int pool = 0; pool < num_pools(); ++pool) {
+    if (!Accepts(pool, w, ps)) continue;
     const place::PodRequest req = Request(w, ps, pool);
     place::Placer& placer = *pools_[pool].placer;
     if (count == 1) {
       const place::Decision d = placer.Place(req);
       if (!d.fits()) continue;
-      decisions = {d};
-    } else if (!placer.PlaceGang(req, count, &decisions)) {
-      continue;
+      out->push_back({d.node, d.gpus, pool});
+      return true;
     }
-    for (const place::Decision& d : decisions) out->push_back({d.node, d.gpus, pool});
+    if (!placer.PlaceGang(req, count, &decisions_)) continue;
+    for (const place::Decision& d : decisions_) out->push_back({d.node, d.gpus, pool});
     return true;
   }
   return false;

@@ -52,6 +52,8 @@ class Placer {
   void Observe(const model::Workload& w);
   // The pools that accept pods of `ps`, in the order they are tried (empty: none does).
   std::vector<int> Route(const model::Workload& w, const model::PodSet& ps) const;
+  // Whether pool `pool` accepts pods of `ps` (Route without building the list).
+  bool Accepts(int pool, const model::Workload& w, const model::PodSet& ps) const;
   // The placement layer's request for one pod of `ps` in pool `pool`.
   place::PodRequest Request(const model::Workload& w, const model::PodSet& ps, int pool) const;
   // Places `count` pods of `ps` all-or-nothing in the first routed pool that holds them all
@@ -71,6 +73,7 @@ class Placer {
   ClusterState* state_;
   place::Rng rng_;
   std::vector<Pool> pools_;
+  std::vector<place::Decision> decisions_;  // Place's scratch, kept to reuse its capacity.
 };
 
 // The pods a scenario's generators are expected to submit, as placement requests weighted by

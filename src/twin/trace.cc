@@ -317,7 +317,11 @@ Status LoadSteward(CsvReader& csv, const TraceSpec& spec, const Scenario& scenar
       if (active < 0) return csv.Error(c_active, "must be >= 0");
       w.usage.active_duration = SecondsF(active * 3600 * spec.time_scale);
     }
-    if (c_labels >= 0) STEWARD_RETURN_IF_ERROR(ParseLabels(csv, c_labels, &w.labels));
+    if (c_labels >= 0) {
+      model::LabelMap::Map labels;
+      STEWARD_RETURN_IF_ERROR(ParseLabels(csv, c_labels, &labels));
+      w.labels = std::move(labels);
+    }
     // CPU and memory per pod (every pod set's), as the generators' cpu_milli / memory_mib.
     for (const auto& [c, name, node_max] :
          {std::tuple{c_cpu, "milli-CPU", w.gpu_model >= 0 ? cpu_of[w.gpu_model] : cpu_any},

@@ -590,9 +590,8 @@ bool Twin::FitsAfterPreempting(model::WorkloadId id,
         f.gpus += std::popcount(p.gpus & ~state_->broken_mask(p.node));
       f.cpu_milli += p.cpu_milli;
       f.memory_mib += p.memory_mib;
-      const model::PodSet& ps = runs_[v].spec.pod_sets[p.pod_set];
-      if (ps.extended_resources.empty()) continue;
-      const model::ExtendedAmounts e = state_->ExtendedRequest(ps);
+      if (!p.extended) continue;
+      const model::ExtendedAmounts e = state_->ExtendedRequest(runs_[v].spec.pod_sets[p.pod_set]);
       for (int i = 0; i < model::kMaxExtendedResources; ++i) f.extended[i] += e[i];
     }
   const int model = state_->place_model(w.gpu_model);
@@ -715,8 +714,16 @@ void Twin::MakePending(model::WorkloadId id) {
 }
 
 bool Twin::PlacePods(WorkloadRun& run, int pods, const model::PodSet& pod_set) {
-  std::vector<PodPlacement> placed;
-  if (!placer_->Place(run.spec, pod_set, pods, &placed)) return false;
+  // The scratch list is taken, not borrowed: observers signalled below may place pods too.
+  std::vector<PodPlacement> placed = std::move(placed_);
+  const bool fits = placer_->Place(run.spec, pod_set, pods, &placed);
+  if (!fits) {
+    placed_ = std::move(placed);
+    return false;
+  }
+  // A gang's pods in one allocation (a service's replicas, added one by one, still double).
+  if (const size_t need = run.pods.size() + placed.size(); need > run.pods.capacity())
+    run.pods.reserve(std::max(need, 2 * run.pods.capacity()));
   const int8_t mig =
       pod_set.mig_profile.empty() ? place::kNoMig : place::ParseMigProfile(pod_set.mig_profile);
   for (const PodPlacement& p : placed) {
@@ -731,10 +738,12 @@ bool Twin::PlacePods(WorkloadRun& run, int pods, const model::PodSet& pod_set) {
     a.cpu_milli = static_cast<int32_t>(pod_set.cpu_milli);
     a.memory_mib = static_cast<int32_t>(pod_set.memory_mib);
     a.pod_set = static_cast<int8_t>(&pod_set - run.spec.pod_sets.data());
+    a.extended = !pod_set.extended_resources.empty();
     run.pods.push_back(a);
     state_->AddResident(p.node, run.spec.id);
     SignalObservers(TwinSignal::Kind::kGpusTaken, run.spec.id, p.node, a.gpus);
   }
+  placed_ = std::move(placed);
   Reaccount(run);
   return true;
 }
@@ -744,10 +753,9 @@ void Twin::ReleasePods(WorkloadRun& run, size_t from, bool rollback) {
   int released = 0;
   for (size_t i = from; i < run.pods.size(); ++i) {
     const PodAllocation& p = run.pods[i];
-    const model::PodSet& ps = w.pod_sets[p.pod_set];
     state_->ReleasePod(
         p.node, p.gpus, p.gpu_milli, p.mig_profile, p.mig_start, p.cpu_milli, p.memory_mib,
-        ps.extended_resources.empty() ? model::ExtendedAmounts{} : state_->ExtendedRequest(ps));
+        p.extended ? state_->ExtendedRequest(w.pod_sets[p.pod_set]) : model::ExtendedAmounts{});
     state_->RemoveResident(p.node, w.id);
     released += std::popcount(p.gpus);
     SignalObservers(TwinSignal::Kind::kGpusFreed, w.id, p.node, p.gpus);

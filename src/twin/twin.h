@@ -436,6 +436,7 @@ class Twin : private AdmissionHost, private TwinOps {
   bool schedule_requested_ = false;
   int64_t events_ = 0;
   int32_t next_pod_id_ = 0;
+  std::vector<PodPlacement> placed_;  // PlacePods' scratch, kept to reuse its capacity.
   RunTable runs_;
   std::deque<model::WorkloadId> retired_;  // Finished runs kept readable, oldest first.
   int finished_runs_kept_ = kDefaultFinishedRunsKept;

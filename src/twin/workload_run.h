@@ -44,7 +44,8 @@ struct PodAllocation {
   int16_t gpu_milli = 1000;
   int8_t mig_profile = 0;
   int8_t mig_start = -1;
-  int8_t pod_set = 0;  // Index of its pod set in the workload (its extended resources).
+  int8_t pod_set = 0;     // Index of its pod set in the workload (its extended resources).
+  bool extended = false;  // Its pod set asks for extended resources (saves reading the set).
   // CPU and memory the pod holds on its node (its pod set's; 0 = none given).
   int32_t cpu_milli = 0;
   int32_t memory_mib = 0;
@@ -53,37 +54,41 @@ struct PodAllocation {
   double Share() const;
 };
 
-// The runtime state of one workload.
+// The runtime state of one workload. Fields in the order event handlers touch them: the run's
+// state, times and pods first, then the spec (whose scalars lead, model/workload.h), then what
+// only reports and the admitter read. A 102,400-GPU run handles a few events per workload, each
+// on a run no longer in cache: packing what they read into the run's leading lines cut its
+// misses (docs/performance.md).
 struct WorkloadRun {
-  model::Workload spec;
   RunState state = RunState::kPending;
-  uint32_t epoch = 0;   // Bumped when the run is torn down; stale events are ignored.
-  bool queued = false;  // In the admitter's queue.
-  bool idle = false;    // In its idle (zombie) phase.
-  std::string_view reason = PendingReasonName(PendingReason::kWaitingInQueue);
-  std::string reason_detail;
-  SimTime pending_since;
-  SimTime started;  // Start of the current run segment.
-  SimTime first_started = SimTime::Never();
-  SimDuration remaining;     // Work left at `started`.
-  int desired_replicas = 0;  // Services.
-  std::vector<PodAllocation> pods;
-  int interruptions = 0;
+  bool queued = false;                 // In the admitter's queue.
+  bool idle = false;                   // In its idle (zombie) phase.
+  bool checkpoint_in_segment = false;  // last_checkpoint is valid.
+  bool has_checkpoint = false;         // Any checkpoint ever: a restart restores from it.
+  bool in_window = false;
+  bool retired = false;            // Finished and handed to the twin's retention queue.
   bool fault_interrupted = false;  // Stopped at least once by a fault or a drain.
-  // Partial admission (Kueue's minCount): the pod sets' counts as submitted while spec's are
-  // the fewer admitted ones (AdmissionHost::SetAdmittedCounts); empty = not reduced.
-  std::vector<int> requested_counts;
+  uint32_t epoch = 0;              // Bumped when the run is torn down; stale events are ignored.
+  int interruptions = 0;
+  int desired_replicas = 0;  // Services.
+  SimTime started;           // Start of the current run segment.
+  SimDuration remaining;     // Work left at `started`.
   // Checkpoints (docs/twin.md): the current run segment starts at `started` with a restore of
   // segment_restore, then works; checkpoint events save progress every checkpoint_interval.
   SimDuration segment_restore;
-  SimTime last_checkpoint;             // Latest checkpoint of the current segment ...
-  bool checkpoint_in_segment = false;  // ... valid when this is set.
-  bool has_checkpoint = false;         // Any checkpoint ever: a restart restores from it.
-  WorkloadUsage rate;                  // What it holds now.
-  WorkloadUsage window_total;          // GPU-hours since the current window opened (or acc_since).
+  SimTime last_checkpoint;  // Latest checkpoint of the current segment.
+  SimTime pending_since;
   SimTime acc_since;
-  bool in_window = false;
-  bool retired = false;  // Finished and handed to the twin's retention queue.
+  std::vector<PodAllocation> pods;
+  WorkloadUsage rate;  // What it holds now.
+  model::Workload spec;
+  SimTime first_started = SimTime::Never();
+  std::string_view reason = PendingReasonName(PendingReason::kWaitingInQueue);
+  std::string reason_detail;
+  // Partial admission (Kueue's minCount): the pod sets' counts as submitted while spec's are
+  // the fewer admitted ones (AdmissionHost::SetAdmittedCounts); empty = not reduced.
+  std::vector<int> requested_counts;
+  WorkloadUsage window_total;  // GPU-hours since the current window opened (or acc_since).
   // GPUs its pods hold (a shared or MIG pod counts its one GPU).
   int GpusHeld() const;
 };

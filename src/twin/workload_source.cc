@@ -68,6 +68,9 @@ class GeneratorSource final : public WorkloadSource {
         gpu_model_(gpu_model),
         horizon_(horizon),
         rng_(seed) {
+    model::LabelMap::Map labels = spec_.labels;
+    labels.emplace(kGeneratorLabel, spec_.name);
+    labels_ = std::move(labels);
     next_ = kSimStart + SecondsF(spec_.arrival.start_hours * 3600);
     if (spec_.arrival.process == ArrivalSpec::Process::kPoisson) Advance();
     if (spec_.arrival.process == ArrivalSpec::Process::kOnce && spec_.arrival.count == 0)
@@ -117,8 +120,7 @@ class GeneratorSource final : public WorkloadSource {
     w.namespace_name = team_.namespace_name;
     w.queue = spec_.queue.empty() ? team_.name : spec_.queue;
     w.priority_class = spec_.priority_class;
-    w.labels = spec_.labels;
-    w.labels.emplace(kGeneratorLabel, spec_.name);
+    w.labels = labels_;  // Shared by every workload of the generator (model/label_map.h).
     w.tier = spec_.tier;
     w.kind = spec_.kind;
     w.gpu_model = gpu_model_;
@@ -184,6 +186,7 @@ class GeneratorSource final : public WorkloadSource {
   const int gpu_model_;
   const SimTime horizon_;
   Rng rng_;
+  model::LabelMap labels_;
   SimTime next_;
   int emitted_ = 0;
 };
