@@ -733,6 +733,7 @@ bool Twin::PlacePods(WorkloadRun& run, int pods, const model::PodSet& pod_set) {
     a.pod_set = static_cast<int8_t>(&pod_set - run.spec.pod_sets.data());
     run.pods.push_back(a);
     state_->AddResident(p.node, run.spec.id);
+    if (sharing_) IndexSharedPod(run, a, true);
     SignalObservers(TwinSignal::Kind::kGpusTaken, run.spec.id, p.node, a.gpus);
   }
   Reaccount(run);
@@ -749,6 +750,7 @@ void Twin::ReleasePods(WorkloadRun& run, size_t from, bool rollback) {
         p.node, p.gpus, p.gpu_milli, p.mig_profile, p.mig_start, p.cpu_milli, p.memory_mib,
         ps.extended_resources.empty() ? model::ExtendedAmounts{} : state_->ExtendedRequest(ps));
     state_->RemoveResident(p.node, w.id);
+    if (sharing_) IndexSharedPod(run, p, false);
     released += std::popcount(p.gpus);
     SignalObservers(TwinSignal::Kind::kGpusFreed, w.id, p.node, p.gpus);
   }
