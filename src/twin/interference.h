@@ -60,7 +60,6 @@ struct ReplicaEffect {
   double rate_factor = 1;  // In (0, 1].
   double wait_ms = 0;
   double wait_share = 0;  // In [0, 1].
-  bool slowed() const { return rate_factor < 1 || (wait_share > 0 && wait_ms > 0); }
 };
 
 // The effect on a replica of `neighbours` (the other contexts of its GPU that compute) under

@@ -34,6 +34,7 @@ struct ReplicaGroup {
   double rate_factor = 1;
   double wait_ms = 0;
   double wait_share = 0;  // In [0, 1].
+  bool slowed() const { return rate_factor < 1 || (wait_share > 0 && wait_ms > 0); }
 };
 
 // The p99 of a fleet of unlike replicas (above). With one group of factor 1 and no wait it

@@ -42,7 +42,7 @@ void ServiceModel::Account(SimTime now) {
   // Unlike replicas (a neighbour slows some): the mixture; else the homogeneous formula.
   int slowed = 0;
   for (const ReplicaGroup& g : last_sharing_.groups)
-    if (g.rate_factor < 1 || (g.wait_share > 0 && g.wait_ms > 0)) slowed += g.replicas;
+    if (g.slowed()) slowed += g.replicas;
   const double p99 =
       slowed > 0 ? MixtureP99LatencyMs(spec_.latency, last_rps_, last_sharing_.groups,
                                        spec_.capacity_per_replica)

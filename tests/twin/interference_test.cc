@@ -36,7 +36,6 @@ TEST(InterferenceTest, MigIsIsolatedWhateverTheNeighbour) {
     const ReplicaEffect e = ReplicaInterference(spec, mode, /*mig=*/true, heavy);
     EXPECT_EQ(e.rate_factor, 1);
     EXPECT_EQ(e.wait_share, 0);
-    EXPECT_FALSE(e.slowed());
     EXPECT_EQ(NeighbourSpeed(spec, mode, /*mig=*/true, heavy), 1);
   }
 }
@@ -47,7 +46,9 @@ TEST(InterferenceTest, NoneAndNoNeighbourLeaveTheReplicaAlone) {
   EXPECT_EQ(ReplicaInterference(spec, GpuSharingMode::kNone, false, one).rate_factor, 1);
   EXPECT_EQ(NeighbourSpeed(spec, GpuSharingMode::kNone, false, one), 1);
   for (GpuSharingMode mode : {GpuSharingMode::kMps, GpuSharingMode::kTimeSlicing}) {
-    EXPECT_FALSE(ReplicaInterference(spec, mode, false, {}).slowed());
+    const ReplicaEffect alone = ReplicaInterference(spec, mode, false, {});
+    EXPECT_EQ(alone.rate_factor, 1);
+    EXPECT_EQ(alone.wait_share, 0);
     EXPECT_EQ(NeighbourSpeed(spec, mode, false, {}), 1);
   }
 }
