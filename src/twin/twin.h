@@ -463,8 +463,9 @@ class Twin : private AdmissionHost, private TwinOps {
   int tidal_borrower_team_ = -1;  // Team lending goes to (fifo-quota), for training gained.
   int tidal_borrower_quota_ = 0;  // Its quota in the static split.
   double training_gained_gpu_hours_ = 0;
-  std::unique_ptr<GpuSharing> sharing_;  // Null unless a pool shares GPUs.
-  WaitDistribution training_jct_;        // Submit to completion of finished training.
+  WaitDistribution training_jct_;  // Submit to completion of finished training.
+
+  std::unique_ptr<GpuSharing> sharing_;  // Null unless a pool shares GPUs (twin_sharing.cc).
   int pending_ = 0;
   int running_ = 0;
   int completed_ = 0;
