@@ -142,6 +142,8 @@ Result<model::Cluster> BuildCluster(const Scenario& scenario) {
       n.labels["nvidia.com/mig.capable"] = gm.mig_capable ? "true" : "false";
       n.labels["nvidia.com/cuda.driver-version.full"] = p.driver_version;
       n.labels["steward.io/pool"] = p.name;
+      if (p.gpu_sharing != GpuSharingMode::kNone)
+        n.labels[std::string(kSharingStrategyLabel)] = GpuSharingModeName(p.gpu_sharing);
       n.labels["topology.kubernetes.io/zone"] = fmt::format("leaf-{}", n.leaf);
       n.labels["steward.io/rack"] = fmt::format("rack-{}", n.rack);
       c.AddNode(std::move(n));

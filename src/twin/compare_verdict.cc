@@ -30,7 +30,7 @@ int Better(const KpiDelta& k) {
     if (k.name == "slo_minutes_violated") return -1;
     if (k.name == "gpus_reclaimed" || k.name == "reclaim_evictions" ||
         k.name == "gpu_hours_reclaimed" || k.name == "reclaim_shrinks" || k.name == "gpus_shrunk" ||
-        k.name == "regrows")
+        k.name == "regrows" || k.name == "training_gpu_hours_beside_serving")
       return 0;
     return +1;
   }

@@ -127,6 +127,10 @@ nlohmann::json TidalJson(const TidalReport& t) {
                         {"requests", R(s.requests, 0)},
                         {"replica_hours", R(s.replica_hours, 2)},
                         {"peak_rps", R(s.peak_rps, 1)}});
+    if (s.sharing) {
+      services.back()["shared_replica_hours"] = R(s.shared_replica_hours, 2);
+      services.back()["slowed_replica_hours"] = R(s.slowed_replica_hours, 2);
+    }
     p99[s.name] = R(s.p99_latency_ms, 1);
   }
   nlohmann::json j = {{"lending", t.lending},
@@ -150,6 +154,12 @@ nlohmann::json TidalJson(const TidalReport& t) {
     j["regrows"] = t.regrows;
     j["gpus_regrown"] = t.gpus_regrown;
   }
+  if (t.sharing.enabled)
+    j["gpu_sharing"] = {
+        {"pools", t.sharing.pools},
+        {"training_gpu_hours_beside_serving", R(t.sharing.training_gpu_hours_beside_serving, 2)},
+        {"training_effective_gpu_hours_beside_serving",
+         R(t.sharing.training_effective_gpu_hours_beside_serving, 2)}};
   return j;
 }
 
@@ -161,6 +171,11 @@ std::vector<std::pair<std::string, std::string>> TidalLines(const TidalReport& t
                                      "peak {:.0f} req/s, {:.0f} replica-hours",
                                      s.p99_latency_ms, s.slo_p99_ms, s.slo_minutes_violated,
                                      s.peak_rps, s.replica_hours)});
+  for (const ServiceReport& s : t.services)
+    if (s.sharing)
+      v.push_back({s.name + " sharing GPUs",
+                   fmt::format("{:.0f} replica-hours beside a neighbour, {:.0f} slowed by it",
+                               s.shared_replica_hours, s.slowed_replica_hours)});
   v.push_back({"SLO minutes violated", fmt::format("{:.1f}", t.slo_minutes_violated)});
   if (t.lending) {
     v.push_back(
@@ -180,6 +195,16 @@ std::vector<std::pair<std::string, std::string>> TidalLines(const TidalReport& t
   v.push_back({"training GPU-hours (gained)",
                fmt::format("{:.0f} ({:.0f} beyond its static quota)", t.training_gpu_hours,
                            t.training_gpu_hours_gained)});
+  if (t.sharing.enabled) {
+    std::string pools;
+    for (const auto& [pool, mode] : t.sharing.pools)
+      pools += fmt::format("{}{} {}", pools.empty() ? "" : ", ", pool, mode);
+    v.push_back({"GPU sharing",
+                 fmt::format("{}: training beside serving {:.0f} GPU-hours, {:.0f} effective "
+                             "(at its speed beside the replicas)",
+                             pools, t.sharing.training_gpu_hours_beside_serving,
+                             t.sharing.training_effective_gpu_hours_beside_serving)});
+  }
   v.push_back({"training JCT p50 / p95 (h)",
                fmt::format("{:.1f} / {:.1f} ({} finished)", t.training_jct_seconds.p50 / 3600,
                            t.training_jct_seconds.p95 / 3600, t.training_jct_seconds.count)});

@@ -206,6 +206,22 @@ struct ServiceReport {
   double requests = 0;
   double replica_hours = 0;
   double peak_rps = 0;
+  // GPU sharing (a pool with gpu_sharing): ready replica-hours beside a non-serving pod on
+  // their GPU (MIG included), and those the neighbour slowed (twin/interference.h).
+  bool sharing = false;
+  double shared_replica_hours = 0;
+  double slowed_replica_hours = 0;
+};
+
+// GPU sharing between serving and training (docs/tidal.md "Sharing a GPU"), only when a pool
+// shares GPUs.
+struct SharingReport {
+  bool enabled = false;
+  std::map<std::string, std::string> pools;  // Pool -> its mode, for pools that share.
+  // GPU-equivalents x hours of training pods on a GPU beside a ready serving replica, and the
+  // same at the speed the interference left them (what they computed).
+  double training_gpu_hours_beside_serving = 0;
+  double training_effective_gpu_hours_beside_serving = 0;
 };
 
 // Serving and tidal lending (issue 19, docs/tidal.md). Present in a report only when the
@@ -235,6 +251,7 @@ struct TidalReport {
   double training_gpu_hours_gained = 0;
   double training_gpu_hours = 0;     // Allocated to training workloads over the run.
   Percentiles training_jct_seconds;  // Submit to completion of finished training workloads.
+  SharingReport sharing;
 };
 
 // A rollout the rollout engine ran in the twin (a gated faults.driver_rollouts entry, or

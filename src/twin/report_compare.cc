@@ -88,6 +88,14 @@ std::vector<KpiDelta> CompareKpis(const Report& b, const Report& a) {
       add("tidal", "regrows", tb.regrows, ta.regrows);
     }
     add("tidal", "training_gpu_hours", tb.training_gpu_hours, ta.training_gpu_hours);
+    if (tb.sharing.enabled || ta.sharing.enabled) {
+      add("tidal", "training_gpu_hours_beside_serving",
+          tb.sharing.training_gpu_hours_beside_serving,
+          ta.sharing.training_gpu_hours_beside_serving);
+      add("tidal", "training_effective_gpu_hours_beside_serving",
+          tb.sharing.training_effective_gpu_hours_beside_serving,
+          ta.sharing.training_effective_gpu_hours_beside_serving);
+    }
     add("tidal", "training_gpu_hours_gained", tb.training_gpu_hours_gained,
         ta.training_gpu_hours_gained);
     add("training_jct_seconds", "p50", tb.training_jct_seconds.p50, ta.training_jct_seconds.p50);

@@ -14,6 +14,7 @@
 #include "model/status.h"
 #include "model/workload.h"
 #include "twin/distribution.h"
+#include "twin/interference.h"
 #include "twin/serving_spec.h"
 
 namespace steward::twin {
@@ -42,6 +43,10 @@ struct PoolSpec {
   std::string device_plugin_version = "0.16.1";
   std::map<std::string, std::string> labels;
   std::vector<model::Taint> taints;
+  // How pods that share a GPU of this pool share it (docs/tidal.md "Sharing a GPU"): the
+  // interference serving replicas and their neighbours meet. The nodes carry it as GPU feature
+  // discovery's nvidia.com/gpu.sharing-strategy label (unless none).
+  GpuSharingMode gpu_sharing = GpuSharingMode::kNone;
 };
 
 struct TeamSpec {
@@ -379,6 +384,7 @@ struct Scenario {
   double sample_minutes = 60;  // Time-series resolution of the report.
   std::vector<GpuModelSpec> gpu_models;
   std::vector<PoolSpec> pools;
+  InterferenceSpec interference;  // cluster.interference: the sharing model's coefficients.
   // Alternatively (or in addition) the nodes of an Alibaba v2023 node list CSV
   // (sn,cpu_milli,memory_mib,gpu,model): one pool per GPU model, racks of 4, leaves of 32.
   std::filesystem::path alibaba_nodes;

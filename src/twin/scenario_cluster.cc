@@ -15,7 +15,7 @@ Status ParsePool(const Reader& r, const YAML::Node& n, const std::string& path, 
       n, path,
       {"name", "nodes", "gpus_per_node", "gpu_model", "nodes_per_rack", "nodes_per_leaf",
        "nvlink_domain", "cpu_milli", "memory_mib", "driver_version", "toolkit_version",
-       "device_plugin_version", "labels", "taints", "extended_resources"}));
+       "device_plugin_version", "labels", "taints", "extended_resources", "gpu_sharing"}));
   STEWARD_RETURN_IF_ERROR(r.Get(n, "name", path, &p->name, true));
   STEWARD_RETURN_IF_ERROR(r.Get(n, "nodes", path, &p->nodes, true));
   STEWARD_RETURN_IF_ERROR(Positive(r, n["nodes"], path + ".nodes", p->nodes));
@@ -43,6 +43,17 @@ Status ParsePool(const Reader& r, const YAML::Node& n, const std::string& path, 
   STEWARD_RETURN_IF_ERROR(r.Get(n, "toolkit_version", path, &p->toolkit_version));
   STEWARD_RETURN_IF_ERROR(r.Get(n, "device_plugin_version", path, &p->device_plugin_version));
   STEWARD_RETURN_IF_ERROR(ParseLabels(r, n, "labels", path, &p->labels));
+  std::string sharing = "none";
+  STEWARD_RETURN_IF_ERROR(r.Get(n, "gpu_sharing", path, &sharing));
+  if (!ParseGpuSharingMode(sharing, &p->gpu_sharing))
+    return r.Error(
+        n["gpu_sharing"], path + ".gpu_sharing",
+        "must be 'none', 'mps' or 'time-slicing' (MIG pods are isolated whatever it is)");
+  if (auto it = p->labels.find(std::string(kSharingStrategyLabel));
+      n["gpu_sharing"] && it != p->labels.end() && it->second != sharing)
+    return r.Error(n["gpu_sharing"], path + ".gpu_sharing",
+                   fmt::format("says '{}' but the pool's label {} says '{}'", sharing,
+                               kSharingStrategyLabel, it->second));
   STEWARD_RETURN_IF_ERROR(ParseExtendedResources(r, n, path, 0, &p->extended_resources));
   if (YAML::Node t = n["taints"]) {
     if (!t.IsSequence()) return r.Error(t, path + ".taints", "must be a list");
@@ -60,11 +71,31 @@ Status ParsePool(const Reader& r, const YAML::Node& n, const std::string& path, 
   return Status::Ok();
 }
 
+// cluster.interference: the sharing model's coefficients (twin/interference.h).
+Status ParseInterference(const Reader& r, const YAML::Node& cluster, InterferenceSpec* spec) {
+  const YAML::Node n = cluster["interference"];
+  if (!n) return Status::Ok();
+  const std::string path = "cluster.interference";
+  if (!n.IsMap()) return r.Error(n, path, "must be a map");
+  STEWARD_RETURN_IF_ERROR(
+      r.CheckKeys(n, path, {"mps_slowdown_per_load", "mps_max_slowdown", "time_slice_ms"}));
+  STEWARD_RETURN_IF_ERROR(r.Get(n, "mps_slowdown_per_load", path, &spec->mps_slowdown_per_load));
+  STEWARD_RETURN_IF_ERROR(Positive(r, n["mps_slowdown_per_load"], path + ".mps_slowdown_per_load",
+                                   spec->mps_slowdown_per_load, true));
+  STEWARD_RETURN_IF_ERROR(r.Get(n, "mps_max_slowdown", path, &spec->mps_max_slowdown));
+  if (spec->mps_max_slowdown < 1)
+    return r.Error(n["mps_max_slowdown"], path + ".mps_max_slowdown",
+                   "must be at least 1 (1 = MPS never slows a replica)");
+  STEWARD_RETURN_IF_ERROR(r.Get(n, "time_slice_ms", path, &spec->time_slice_ms));
+  return Positive(r, n["time_slice_ms"], path + ".time_slice_ms", spec->time_slice_ms, true);
+}
+
 }  // namespace
 
 Status ParseCluster(const Reader& r, const YAML::Node& cluster, Scenario* s) {
   STEWARD_RETURN_IF_ERROR(
-      r.CheckKeys(cluster, "cluster", {"gpu_models", "pools", "alibaba_nodes"}));
+      r.CheckKeys(cluster, "cluster", {"gpu_models", "pools", "alibaba_nodes", "interference"}));
+  STEWARD_RETURN_IF_ERROR(ParseInterference(r, cluster, &s->interference));
   std::string alibaba;
   STEWARD_RETURN_IF_ERROR(r.Get(cluster, "alibaba_nodes", "cluster", &alibaba));
   s->alibaba_nodes = model::ExpandDataPath(alibaba);

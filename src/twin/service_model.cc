@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include "twin/latency_model.h"
-
 namespace steward::twin {
 namespace {
 
@@ -41,17 +39,34 @@ void ServiceModel::Account(SimTime now) {
   // A new service takes traffic once a replica is ready (a load balancer sends requests to
   // ready endpoints only): its first start is not an outage.
   if (seconds <= 0 || !serving_) return;
+  // Unlike replicas (a neighbour slows some): the mixture; else the homogeneous formula.
+  int slowed = 0;
+  for (const ReplicaGroup& g : last_sharing_.groups)
+    if (g.slowed()) slowed += g.replicas;
   const double p99 =
-      P99LatencyMs(spec_.latency, last_rps_, last_ready_, spec_.capacity_per_replica);
+      slowed > 0 ? MixtureP99LatencyMs(spec_.latency, last_rps_, last_sharing_.groups,
+                                       spec_.capacity_per_replica)
+                 : P99LatencyMs(spec_.latency, last_rps_, last_ready_, spec_.capacity_per_replica);
   const double requests = last_rps_ * seconds;
   requests_ += requests;
   replica_hours_ += last_ready_ * seconds / 3600;
+  shared_replica_hours_ += last_sharing_.shared * seconds / 3600;
+  slowed_replica_hours_ += slowed * seconds / 3600;
   histogram_[Bucket(p99)] += requests;
   if (spec_.slo_p99_ms > 0 && p99 > spec_.slo_p99_ms && last_rps_ > 0) violated_seconds_ += seconds;
 }
 
+int ServiceModel::Step(SimTime now, int ready, ReplicaSharing sharing) {
+  const int desired = Step(now, ready);
+  last_sharing_ = std::move(sharing);
+  sharing_seen_ = true;
+  return desired;
+}
+
 int ServiceModel::Step(SimTime now, int ready) {
   Account(now);
+  last_sharing_.groups.clear();
+  last_sharing_.shared = 0;
   last_ = now;
   last_rps_ = traffic_.RateAt(now);
   last_ready_ = ready;
@@ -72,6 +87,9 @@ ServiceStats ServiceModel::Stats() const {
   s.requests = requests_;
   s.replica_hours = replica_hours_;
   s.peak_rps = peak_rps_;
+  s.sharing = sharing_seen_;
+  s.shared_replica_hours = shared_replica_hours_;
+  s.slowed_replica_hours = slowed_replica_hours_;
   // The bucket holding the 99th percentile of requests (its upper bound: never optimistic).
   double seen = 0;
   for (int b = 0; b < kBuckets; ++b) {

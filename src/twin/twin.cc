@@ -741,6 +741,7 @@ bool Twin::PlacePods(WorkloadRun& run, int pods, const model::PodSet& pod_set) {
     a.extended = !pod_set.extended_resources.empty();
     run.pods.push_back(a);
     state_->AddResident(p.node, run.spec.id);
+    if (sharing_) IndexSharedPod(run, a, true);
     SignalObservers(TwinSignal::Kind::kGpusTaken, run.spec.id, p.node, a.gpus);
   }
   placed_ = std::move(placed);
@@ -757,6 +758,7 @@ void Twin::ReleasePods(WorkloadRun& run, size_t from, bool rollback) {
         p.node, p.gpus, p.gpu_milli, p.mig_profile, p.mig_start, p.cpu_milli, p.memory_mib,
         p.extended ? state_->ExtendedRequest(w.pod_sets[p.pod_set]) : model::ExtendedAmounts{});
     state_->RemoveResident(p.node, w.id);
+    if (sharing_) IndexSharedPod(run, p, false);
     released += std::popcount(p.gpus);
     SignalObservers(TwinSignal::Kind::kGpusFreed, w.id, p.node, p.gpus);
   }

@@ -24,6 +24,7 @@
 #include "twin/controller.h"
 #include "twin/event_queue.h"
 #include "twin/fault_injector.h"
+#include "twin/gpu_sharing.h"
 #include "twin/lifecycle.h"
 #include "twin/placer.h"
 #include "twin/report.h"
@@ -304,6 +305,14 @@ class Twin : private AdmissionHost, private TwinOps {
   Status SetUpServing();
   bool AcceptService(WorkloadRun& run);
   void FillServingReport(Report& r) const;
+  // GPU sharing (twin_sharing.cc), only when a pool shares GPUs (its gpu_sharing): the index of
+  // pods that share a GPU, kept as pods are placed and released; the interference of each
+  // ready replica at a serving sync; its neighbours' GPU-hours; the report's part.
+  void SetUpSharing();
+  void IndexSharedPod(const WorkloadRun& run, const PodAllocation& p, bool placed);
+  ReplicaSharing SharingOf(const WorkloadRun& run, const ServiceModel& model);
+  void AccountSharedNeighbours();
+  void FillSharingReport(Report& r) const;
   // Applies a new desired replica count to a service: releases the extra pods or asks for more.
   void Rescale(WorkloadRun& run, int desired);
   // Schedules a (re)started workload's checkpoints and its non-GPU failure.
@@ -456,6 +465,8 @@ class Twin : private AdmissionHost, private TwinOps {
   int tidal_borrower_quota_ = 0;  // Its quota in the static split.
   double training_gained_gpu_hours_ = 0;
   WaitDistribution training_jct_;  // Submit to completion of finished training.
+
+  std::unique_ptr<GpuSharing> sharing_;  // Null unless a pool shares GPUs (twin_sharing.cc).
   int pending_ = 0;
   int running_ = 0;
   int completed_ = 0;

@@ -42,6 +42,7 @@ Status Twin::SetUpServing() {
       tidal_borrower_quota_ = scenario_.teams[tidal_borrower_team_].quota_gpus;
   }
   if (serving_generators_.empty()) return Status::Ok();
+  SetUpSharing();
   // One sync for all services, at the shortest period any of them asks for.
   serve_period_ = SecondsF(sync);
   if (kSimStart + serve_period_ <= horizon_)
@@ -82,8 +83,11 @@ void Twin::OnServe() {
     if (run.state == RunState::kDone) continue;
     int ready = 0;
     for (const PodAllocation& p : run.pods) ready += p.running ? 1 : 0;
-    Rescale(run, s.model.Step(now_, ready));
+    // With GPU sharing, the replicas' interference as they stand at this sync.
+    Rescale(run, sharing_ ? s.model.Step(now_, ready, SharingOf(run, s.model))
+                          : s.model.Step(now_, ready));
   }
+  if (sharing_) AccountSharedNeighbours();
   if (tidal_borrower_team_ >= 0) {
     const int over = admitter_->used_gpus(tidal_borrower_team_) - tidal_borrower_quota_;
     if (over > 0) training_gained_gpu_hours_ += over * serve_period_.ToHours();
@@ -132,6 +136,9 @@ void Twin::FillServingReport(Report& r) const {
     sr.requests = st.requests;
     sr.replica_hours = st.replica_hours;
     sr.peak_rps = st.peak_rps;
+    sr.sharing = st.sharing;
+    sr.shared_replica_hours = st.shared_replica_hours;
+    sr.slowed_replica_hours = st.slowed_replica_hours;
     t.slo_minutes_violated += sr.slo_minutes_violated;
     t.services.push_back(std::move(sr));
   }
@@ -139,6 +146,7 @@ void Twin::FillServingReport(Report& r) const {
   auto k = r.allocated_gpu_hours_by_kind.find("training");
   t.training_gpu_hours = k == r.allocated_gpu_hours_by_kind.end() ? 0 : k->second;
   t.training_jct_seconds = training_jct_.Compute();
+  if (sharing_) FillSharingReport(r);
 }
 
 }  // namespace steward::twin

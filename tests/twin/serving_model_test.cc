@@ -105,5 +105,45 @@ TEST(ServiceModelTest, UnderProvisionedServiceMissesItsSlo) {
   EXPECT_NEAR(st.requests, 100 * 915, 1e-6);
 }
 
+TEST(ServiceModelTest, SlowedReplicasRaiseTheP99AndAreCounted) {
+  ServingSpec spec;
+  spec.traffic.peak_rps = 100;
+  spec.traffic.trough_fraction = 1;  // A flat 100 rps.
+  spec.capacity_per_replica = 10;
+  spec.latency.base_p99_ms = 50;
+  spec.slo_p99_ms = 200;
+  ServiceModel m(spec, 1, 100, 1, kSimStart);
+  // 20 ready replicas, rho 0.5: p99 100 ms. Described as one unslowed group (12 of them beside
+  // a MIG neighbour), the latency is the homogeneous one and nothing is slowed.
+  for (int s = 0; s <= 600; s += 15)
+    m.Step(kSimStart + Seconds(s), 20, ReplicaSharing{{{20, 1, 0, 0}}, 12});
+  ServiceStats st = m.Stats();
+  EXPECT_TRUE(st.sharing);
+  EXPECT_EQ(st.slo_minutes_violated, 0);
+  EXPECT_NEAR(st.shared_replica_hours, 12 * 600 / 3600.0, 1e-9);
+  EXPECT_EQ(st.slowed_replica_hours, 0);
+  EXPECT_NEAR(st.p99_latency_ms, 100, 100 * 0.024);
+  // Then half of them at half speed (rho 1: their requests time out) for five minutes: every
+  // one of those minutes misses the SLO, and the p99 is the timeout.
+  for (int s = 615; s <= 900; s += 15)
+    m.Step(kSimStart + Seconds(s), 20, ReplicaSharing{{{10, 1, 0, 0}, {10, 0.5, 0, 0}}, 10});
+  m.Close(kSimStart + Seconds(915));
+  st = m.Stats();
+  EXPECT_NEAR(st.slo_minutes_violated, 5, 1e-9);
+  EXPECT_NEAR(st.slowed_replica_hours, 10 * 300 / 3600.0, 1e-9);
+  EXPECT_NEAR(st.shared_replica_hours, (12 * 615 + 10 * 300) / 3600.0, 1e-9);
+  EXPECT_NEAR(st.p99_latency_ms, spec.latency.timeout_ms, spec.latency.timeout_ms * 0.024);
+}
+
+TEST(ServiceModelTest, WithoutSharingNothingIsCounted) {
+  ServingSpec spec;
+  spec.traffic.peak_rps = 100;
+  spec.capacity_per_replica = 10;
+  ServiceModel m(spec, 1, 100, 1, kSimStart);
+  for (int s = 0; s <= 600; s += 15) m.Step(kSimStart + Seconds(s), 20);
+  EXPECT_FALSE(m.Stats().sharing);
+  EXPECT_EQ(m.Stats().shared_replica_hours, 0);
+}
+
 }  // namespace
 }  // namespace steward::twin

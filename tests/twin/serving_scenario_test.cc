@@ -106,5 +106,67 @@ TEST(ServingScenarioTest, ErrorsNameTheField) {
   }
 }
 
+// The cluster section with a pool's gpu_sharing and the interference coefficients.
+Result<Scenario> ParseSharing(const std::string& pool_extra, const std::string& cluster_extra) {
+  const std::string text = R"(
+cluster:
+  gpu_models: [{name: H100, product_label: H100}]
+  pools: [{name: p, nodes: 2, gpus_per_node: 8, gpu_model: H100)" +
+                           pool_extra + "}]\n" + cluster_extra +
+                           R"(teams: [{name: serving, quota_gpus: 8}]
+generators: [{name: chat, team: serving, kind: inference, arrival: {process: once}}]
+)";
+  return ParseScenario(text, "s.yaml");
+}
+
+TEST(ServingScenarioTest, ReadsGpuSharingAndInterference) {
+  auto s = ParseSharing(", gpu_sharing: time-slicing",
+                        "  interference: {mps_slowdown_per_load: 0.8, mps_max_slowdown: 2, "
+                        "time_slice_ms: 5}\n");
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ(s->pools[0].gpu_sharing, GpuSharingMode::kTimeSlicing);
+  EXPECT_EQ(s->interference.mps_slowdown_per_load, 0.8);
+  EXPECT_EQ(s->interference.mps_max_slowdown, 2);
+  EXPECT_EQ(s->interference.time_slice_ms, 5);
+  // Defaults: no sharing model, and the documented coefficients.
+  auto d = ParseSharing("", "");
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(d->pools[0].gpu_sharing, GpuSharingMode::kNone);
+  EXPECT_EQ(d->interference.mps_slowdown_per_load, 0.5);
+  EXPECT_EQ(d->interference.mps_max_slowdown, 1.3);
+  EXPECT_EQ(d->interference.time_slice_ms, 2);
+  // A label that agrees is fine.
+  EXPECT_TRUE(
+      ParseSharing(", gpu_sharing: mps, labels: {nvidia.com/gpu.sharing-strategy: mps}", "").ok());
+}
+
+TEST(ServingScenarioTest, GpuSharingErrorsNameTheField) {
+  struct Case {
+    const char* name;
+    std::string pool, cluster, error;
+  };
+  const std::vector<Case> cases = {
+      {"unknown mode", ", gpu_sharing: mig", "",
+       "cluster.pools[0].gpu_sharing: must be 'none', 'mps' or 'time-slicing'"},
+      {"label disagrees",
+       ", gpu_sharing: mps, labels: {nvidia.com/gpu.sharing-strategy: time-slicing}", "",
+       "cluster.pools[0].gpu_sharing: says 'mps' but the pool's label "
+       "nvidia.com/gpu.sharing-strategy says 'time-slicing'"},
+      {"cap below 1", "", "  interference: {mps_max_slowdown: 0.9}\n",
+       "cluster.interference.mps_max_slowdown: must be at least 1"},
+      {"negative slice", "", "  interference: {time_slice_ms: -1}\n",
+       "cluster.interference.time_slice_ms"},
+      {"unknown key", "", "  interference: {slice: 1}\n",
+       "cluster.interference.slice: unknown field"},
+  };
+  for (const Case& c : cases) {
+    auto s = ParseSharing(c.pool, c.cluster);
+    ASSERT_FALSE(s.ok()) << c.name;
+    EXPECT_NE(s.status().message().find(c.error), std::string::npos)
+        << c.name << ": " << s.status().message();
+    EXPECT_NE(s.status().message().find("s.yaml:"), std::string::npos) << c.name;
+  }
+}
+
 }  // namespace
 }  // namespace steward::twin
