@@ -1,6 +1,8 @@
 #include "twin/event_queue.h"
 
 #include <algorithm>
+#include <climits>
+#include <cstdint>
 #include <stdexcept>
 
 namespace steward::twin {
@@ -14,6 +16,11 @@ void EventQueue::Push(SimTime time, EventKind kind, int32_t target, uint32_t epo
   if (time.micros() == last_us_) {  // Nothing queued is earlier, nothing of its time later.
     lane_.push_back({next_seq_++, Payload{kind, target, epoch, aux}});
     return;
+  }
+  if (last_us_ != INT64_MIN && time.micros() > last_us_) {
+    const int64_t delay = time.micros() - last_us_;
+    if (PushDelayed(delay, time.micros(), Payload{kind, target, epoch, aux})) return;
+    NoteDelay(delay);
   }
   uint32_t slot;
   if (!free_slots_.empty()) {
@@ -38,7 +45,88 @@ void EventQueue::Push(SimTime time, EventKind kind, int32_t target, uint32_t epo
   heap_[hole] = key;
 }
 
+bool EventQueue::PushDelayed(int64_t delay_us, int64_t time_us, const Payload& payload) {
+  for (DelayLane& lane : delay_lanes_) {
+    if (lane.delay_us != delay_us) continue;
+    // In time order by construction (the time last popped never decreases); checked anyway.
+    if (!lane.empty() && lane.events.back().time_us > time_us) return false;
+    lane.events.push_back({time_us, next_seq_++, payload});
+    ++delayed_;
+    return true;
+  }
+  return false;
+}
+
+void EventQueue::NoteDelay(int64_t delay_us) {
+  // A majority vote per slot: a delay that recurs outvotes the one-off delays (a workload's
+  // random duration) that land in its slot.
+  DelaySeen& seen = delays_seen_[(static_cast<uint64_t>(delay_us) * 0x9E3779B97F4A7C15ULL) >> 61];
+  if (seen.delay_us != delay_us) {
+    if (--seen.count <= 0) seen = {delay_us, 1};
+    return;
+  }
+  if (++seen.count < kPromoteAfter) return;
+  seen.count = 0;
+  DelayLane* free = nullptr;  // An unassigned lane, else an empty one.
+  for (DelayLane& lane : delay_lanes_) {
+    if (lane.delay_us == 0) {
+      free = &lane;
+      break;
+    }
+    if (free == nullptr && lane.empty()) free = &lane;
+  }
+  if (free == nullptr) return;
+  free->delay_us = delay_us;
+  free->events.clear();
+  free->head = 0;
+}
+
+SimTime EventQueue::TopTime() const {
+  int64_t t = lane_head_ < lane_.size() ? last_us_ : INT64_MAX;
+  if (!heap_.empty()) t = std::min(t, heap_.front().time_us);
+  if (delayed_ > 0)
+    for (const DelayLane& lane : delay_lanes_)
+      if (!lane.empty()) t = std::min(t, lane.events[lane.head].time_us);
+  return SimTime::FromMicros(t);
+}
+
 Event EventQueue::Pop() {
+  if (delayed_ > 0) {
+    // The least (time, seq) of the heap's top and the lanes' heads.
+    int64_t t = INT64_MAX;
+    uint64_t seq = UINT64_MAX;
+    if (!heap_.empty()) t = heap_.front().time_us, seq = heap_.front().order >> kSlotBits;
+    if (lane_head_ < lane_.size() &&
+        (last_us_ < t || (last_us_ == t && lane_[lane_head_].seq < seq)))
+      t = last_us_, seq = lane_[lane_head_].seq;
+    DelayLane* from = nullptr;
+    for (DelayLane& lane : delay_lanes_) {
+      if (lane.empty()) continue;
+      const DelayedEvent& e = lane.events[lane.head];
+      if (e.time_us < t || (e.time_us == t && e.seq < seq))
+        t = e.time_us, seq = e.seq, from = &lane;
+    }
+    if (from != nullptr) {
+      const DelayedEvent& e = from->events[from->head++];
+      const Event out{SimTime::FromMicros(e.time_us),
+                      e.seq,
+                      e.payload.kind,
+                      e.payload.target,
+                      e.payload.epoch,
+                      e.payload.aux};
+      --delayed_;
+      last_us_ = e.time_us;
+      if (from->empty()) {
+        from->events.clear();
+        from->head = 0;
+      } else if (from->head >= 1024 && 2 * from->head >= from->events.size()) {
+        from->events.erase(from->events.begin(),
+                           from->events.begin() + static_cast<std::ptrdiff_t>(from->head));
+        from->head = 0;
+      }
+      return out;
+    }
+  }
   // The lane's events have the last time popped, which no heap event precedes: the lane goes
   // first unless the heap holds an event of that time queued before them.
   if (lane_head_ < lane_.size() && (heap_.empty() || heap_.front().time_us != last_us_ ||

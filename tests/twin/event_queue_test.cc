@@ -88,5 +88,45 @@ TEST(EventQueueTest, DelaysAcrossSlotsBucketsAndFarEventsPopInOrder) {
   EXPECT_TRUE(expected.empty());
 }
 
+// Recurring delays (a startup, checkpoint intervals) go to delay lanes once they recur: six of
+// them compete for four lanes, among one-off delays and events for the current time, with
+// peeks at the top; every pop still matches the ordered set, ties included.
+TEST(EventQueueTest, RecurringDelaysInLanesPopInOrder) {
+  std::mt19937_64 rng(23);
+  EventQueue q;
+  std::set<std::pair<int64_t, int32_t>> expected;  // (time in microseconds, insertion no.)
+  int32_t pushed = 0;
+  int64_t now = 0;
+  const int64_t kFixed[] = {90'000'000,    1'800'000'000, 3'600'000'000,
+                            5'000'000'000, 1'000,         7'200'000'000};
+  for (int step = 0; step < 400'000; ++step) {
+    const uint64_t roll = rng() % 100;
+    if (expected.empty() || roll < 52) {
+      int64_t delay = 0;
+      const uint64_t kind = rng() % 10;
+      if (kind < 6) delay = kFixed[kind < 4 ? kind : rng() % std::size(kFixed)];
+      if (kind == 8) delay = static_cast<int64_t>(rng() % 10'000'000'000);
+      const int64_t at = now + delay;
+      q.Push(kSimStart + SimDuration::Micros(at), EventKind::kWake, pushed);
+      expected.emplace(at, pushed++);
+    } else if (roll < 57) {
+      ASSERT_EQ(q.TopTime(), kSimStart + SimDuration::Micros(expected.begin()->first));
+    } else {
+      ASSERT_EQ(q.size(), expected.size());
+      const Event e = q.Pop();
+      const auto [at, target] = *expected.begin();
+      expected.erase(expected.begin());
+      ASSERT_EQ(e.target, target) << "step " << step;
+      ASSERT_EQ(e.time, kSimStart + SimDuration::Micros(at));
+      now = at;
+    }
+  }
+  while (!q.empty()) {
+    ASSERT_EQ(q.Pop().target, expected.begin()->second);
+    expected.erase(expected.begin());
+  }
+  EXPECT_TRUE(expected.empty());
+}
+
 }  // namespace
 }  // namespace steward::twin
