@@ -109,11 +109,28 @@ void ClusterState::SetSchedulable(model::NodeId n, bool schedulable) {
 }
 
 void ClusterState::RemoveResident(model::NodeId n, model::WorkloadId w) {
-  auto& r = residents_[n];
-  auto it = std::find(r.begin(), r.end(), w);
-  STEWARD_CHECK(it != r.end());
-  *it = r.back();
-  r.pop_back();
+  STEWARD_CHECK(residents_[n].Remove(w));
+}
+
+void ClusterState::Residents::Add(model::WorkloadId w) {
+  if (size_ == cap_) {
+    auto* grown = new model::WorkloadId[2 * static_cast<size_t>(cap_)];
+    std::copy_n(heap_ ? heap_ : inline_.data(), size_, grown);
+    delete[] heap_;
+    heap_ = grown;
+    cap_ *= 2;
+  }
+  (heap_ ? heap_ : inline_.data())[size_++] = w;
+}
+
+bool ClusterState::Residents::Remove(model::WorkloadId w) {
+  model::WorkloadId* ids = heap_ ? heap_ : inline_.data();
+  model::WorkloadId* end = ids + size_;
+  model::WorkloadId* it = std::find(ids, end, w);
+  if (it == end) return false;
+  *it = end[-1];
+  --size_;
+  return true;
 }
 
 place::Occupancy ClusterState::Occupancy(int model, int pool) const {

@@ -9,7 +9,10 @@
 // questions O(pools × models × GPUs per node). Owned by the twin loop; not thread-safe.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <span>
+#include <utility>
 #include <vector>
 
 #include "model/cluster.h"
@@ -59,9 +62,11 @@ class ClusterState {
   // nodes (cordoned, or advertising no GPUs). O(1).
   int unavailable_gpus() const { return placement_.unavailable_gpus(); }
 
-  // Workloads with a pod on node n, one entry per pod.
-  const std::vector<model::WorkloadId>& residents(model::NodeId n) const { return residents_[n]; }
-  void AddResident(model::NodeId n, model::WorkloadId w) { residents_[n].push_back(w); }
+  // Workloads with a pod on node n, one entry per pod, in no particular order.
+  std::span<const model::WorkloadId> residents(model::NodeId n) const {
+    return residents_[n].ids();
+  }
+  void AddResident(model::NodeId n, model::WorkloadId w) { residents_[n].Add(w); }
   void RemoveResident(model::NodeId n, model::WorkloadId w);
   // Nodes of placement pool p, in node order.
   const std::vector<model::NodeId>& pool_nodes(int p) const { return pool_nodes_[p]; }
@@ -89,10 +94,38 @@ class ClusterState {
   // The occupancy of `model` (-1 = all) in `pool`; empty if the model has no node.
   place::Occupancy Occupancy(int model, int pool) const;
 
+  // One node's residents in one cache line while there are at most kInline of them (a node's
+  // pods rarely outnumber its GPUs), on the heap past that: binding or releasing a pod reads a
+  // line, not a vector and then its block.
+  class alignas(64) Residents {
+   public:
+    Residents() = default;
+    Residents(Residents&& o) noexcept : size_(o.size_), cap_(o.cap_), inline_(o.inline_) {
+      heap_ = std::exchange(o.heap_, nullptr);
+      o.size_ = 0;
+      o.cap_ = kInline;
+    }
+    Residents(const Residents&) = delete;
+    Residents& operator=(const Residents&) = delete;
+    ~Residents() { delete[] heap_; }
+    std::span<const model::WorkloadId> ids() const {
+      return {heap_ ? heap_ : inline_.data(), static_cast<size_t>(size_)};
+    }
+    void Add(model::WorkloadId w);
+    bool Remove(model::WorkloadId w);  // One entry of w; false if none.
+
+   private:
+    static constexpr int32_t kInline = 12;
+    int32_t size_ = 0;
+    int32_t cap_ = kInline;
+    std::array<model::WorkloadId, kInline> inline_{};
+    model::WorkloadId* heap_ = nullptr;  // Past kInline: the entries, cap_ of them.
+  };
+
   const model::Cluster& cluster_;
   place::ClusterState placement_;
   std::vector<int> place_model_;
-  std::vector<std::vector<model::WorkloadId>> residents_;
+  std::vector<Residents> residents_;
   std::vector<std::vector<model::NodeId>> pool_nodes_;
   int max_gpus_ = 0;
 };
