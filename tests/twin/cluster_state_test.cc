@@ -36,6 +36,29 @@ TEST(ClusterStateTest, AllocateAndReleaseKeepCountersExact) {
   EXPECT_EQ(s.largest_free_block(), 8);
 }
 
+// A node's residents: one entry per pod, past the dozen kept inline (many fractional pods on a
+// node), removed one entry at a time by swapping in the last, as the twin's order relies on.
+TEST(ClusterStateTest, ResidentsKeepOneEntryPerPodPastTheInlineDozen) {
+  model::Cluster c = FourNodes();
+  ClusterState s(c);
+  std::vector<model::WorkloadId> expected;
+  for (model::WorkloadId w = 0; w < 40; ++w) {
+    s.AddResident(2, w % 25);  // Workloads 0..14 have two pods.
+    expected.push_back(w % 25);
+    ASSERT_EQ(std::vector<model::WorkloadId>(s.residents(2).begin(), s.residents(2).end()),
+              expected);
+  }
+  EXPECT_TRUE(s.residents(1).empty());
+  s.RemoveResident(2, 3);  // The first entry of 3 (index 3) takes the last entry's place (14).
+  expected[3] = expected.back();
+  expected.pop_back();
+  EXPECT_EQ(std::vector<model::WorkloadId>(s.residents(2).begin(), s.residents(2).end()), expected);
+  for (model::WorkloadId w : expected) s.RemoveResident(2, w);
+  EXPECT_TRUE(s.residents(2).empty());
+  s.AddResident(2, 7);
+  EXPECT_EQ(s.residents(2).size(), 1u);
+}
+
 TEST(ClusterStateTest, CordonedNodesLeavePlacement) {
   model::Cluster c = FourNodes();
   ClusterState s(c);
