@@ -236,6 +236,8 @@ class Twin : private AdmissionHost, private TwinOps {
   }
   std::vector<NodeWorkloadInfo> WorkloadsOn(model::NodeId n) const override;
   Status SetQueueGpuQuota(std::string_view queue, std::string_view flavor, int gpus) override;
+  Status SetQueueGpuLendingLimit(std::string_view queue, std::string_view flavor,
+                                 std::optional<int> gpus) override;  // twin_control.cc.
   Status Evict(model::NodeId n, model::WorkloadId w, SimDuration grace) override;
   Status Repair(model::NodeId n) override;
   bool Healthy(model::NodeId n) const override;
@@ -268,6 +270,7 @@ class Twin : private AdmissionHost, private TwinOps {
     *detail = runs_[id].reason_detail;
     return runs_[id].reason;
   }
+  bool AdmitsPerReplica(model::WorkloadId id) const override;  // twin_serving.cc.
 
   // Takes a new workload (an arrival or a submission; its id is already runs_.size()) into
   // the run list and the admission queue.

@@ -50,6 +50,12 @@ Status Twin::SetUpServing() {
   return Status::Ok();
 }
 
+bool Twin::AdmitsPerReplica(model::WorkloadId id) const {
+  if (!scenario_.policies.serving_per_replica || !serving_of_.count(id)) return false;
+  const model::Workload& w = runs_[id].spec;
+  return w.pod_sets.size() == 1 && w.pod_sets[0].gpus_per_pod > 0;
+}
+
 bool Twin::AcceptService(WorkloadRun& run) {
   auto label = run.spec.labels.find(std::string(kGeneratorLabel));
   if (label == run.spec.labels.end()) return false;
