@@ -207,7 +207,9 @@ Status TwinClusterControl::PatchQueueQuota(std::string_view queue,
     return static_cast<int>(gpus);
   };
   STEWARD_ASSIGN_OR_RETURN(const int nominal, whole("nominalQuota", quota.nominal));
-  const std::string_view flavor = ops_.governance_policy() ? quota.flavor : "";
+  // fifo-quota's one flavor is its team queue's, named by the queue alone.
+  const std::string_view flavor =
+      ops_.governance_policy() ? std::string_view(quota.flavor) : std::string_view();
   if (quota.lending_limit == current->lending_limit)
     return ops_.SetQueueGpuQuota(queue, flavor, nominal);
   if (!ops_.governance_policy())

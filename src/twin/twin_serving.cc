@@ -79,7 +79,13 @@ void Twin::Rescale(WorkloadRun& run, int desired) {
     ReleasePods(run, desired);
     RequestSchedule();
   } else if (static_cast<int>(run.pods.size()) < desired) {
-    MakePending(run.spec.id);
+    // A service admitted per replica that waits already keeps its place and the reason its
+    // last attempt gave (Kueue's pending pod Workloads keep theirs); its queue retries it
+    // when quota frees.
+    if (run.queued && AdmitsPerReplica(run.spec.id))
+      RequestSchedule();
+    else
+      MakePending(run.spec.id);
   }
 }
 
