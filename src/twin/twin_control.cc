@@ -146,8 +146,8 @@ Status Twin::SetQueueGpuQuota(std::string_view queue, std::string_view flavor, i
   return SetTeamQuota(team, gpus);
 }
 
-Status Twin::SetQueueGpuLendingLimit(std::string_view queue, std::string_view flavor,
-                                     std::optional<int> gpus) {
+Status Twin::SetClusterQueueLendingLimit(std::string_view queue, std::string_view flavor,
+                                         std::optional<int> gpus) {
   if (gpus && *gpus < 0) return Status::InvalidArgument(fmt::format("lendingLimit {} < 0", *gpus));
   STEWARD_RETURN_IF_ERROR(admitter_->SetClusterQueueLendingLimit(queue, flavor, gpus));
   ++quota_generation_;
