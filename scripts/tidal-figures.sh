@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # The figures of docs/tidal.md: examples/tidal/scenario.yaml against its static split (the same
 # file with tidal.enabled false), seeds 1-4, as a Markdown table. Usage: scripts/tidal-figures.sh
-# [STEWARD] (default build/steward), from the repository root.
+# [STEWARD] (default build/steward), from the repository root. TIDAL_SCENARIO picks another
+# scenario (examples/tidal/lending-limit.yaml: the lendingLimit form).
 set -euo pipefail
 bin=${1:-build/steward}
+scenario=${TIDAL_SCENARIO:-examples/tidal/scenario.yaml}
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-sed 's/^  enabled: true   # tidal/  enabled: false  # tidal/' examples/tidal/scenario.yaml >"$tmp/static.yaml"
+cp "$(dirname "$scenario")"/*.yaml "$tmp/"  # The static copy's relative paths (policy files).
+sed 's/^  enabled: true   # tidal/  enabled: false  # tidal/' "$scenario" >"$tmp/static.yaml"
 for seed in 1 2 3 4; do
-  "$bin" twin run examples/tidal/scenario.yaml --seed $seed --json >"$tmp/t$seed.json"
+  "$bin" twin run "$scenario" --seed $seed --json >"$tmp/t$seed.json"
   "$bin" twin run "$tmp/static.yaml" --seed $seed --json >"$tmp/s$seed.json"
 done
 python3 - "$tmp" <<'PY'

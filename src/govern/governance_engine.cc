@@ -789,13 +789,14 @@ Status GovernanceEngine::ReportCheckpoint(int64_t workload_id, SimTime at) {
   return Status::Ok();
 }
 
-Status GovernanceEngine::SetNominalQuota(std::string_view cq, std::string_view flavor,
-                                         std::string_view resource, Amount nominal) {
+Result<GovernanceEngine::QuotaEntry> GovernanceEngine::FindQuotaEntry(std::string_view cq,
+                                                                      std::string_view flavor,
+                                                                      std::string_view resource) {
   const int q = FindClusterQueue(cq);
   if (q < 0) return Status::NotFound(fmt::format("no ClusterQueue named '{}'", cq));
-  if (nominal < 0) return Status::InvalidArgument(fmt::format("nominalQuota {} < 0", nominal));
   // Every (flavor, resource) of the queue that matches, in the policy and in the engine's copy.
-  std::vector<ResourceQuota*> matches;
+  QuotaEntry e;
+  e.cq = q;
   std::vector<std::string> flavors;
   ClusterQueue* in_policy = &policy_.cluster_queues[q];  // Same index as cqs_ (Build).
   for (ClusterQueue* spec : {&cqs_[q].spec, in_policy})
@@ -804,7 +805,7 @@ Status GovernanceEngine::SetNominalQuota(std::string_view cq, std::string_view f
         if (!flavor.empty() && fq.flavor != flavor) continue;
         for (auto& rq : fq.resources)
           if (rq.resource == resource) {
-            matches.push_back(&rq);
+            e.copies.push_back(&rq);
             if (spec == &cqs_[q].spec) flavors.push_back(fq.flavor);
           }
       }
@@ -815,15 +816,50 @@ Status GovernanceEngine::SetNominalQuota(std::string_view cq, std::string_view f
     return Status::InvalidArgument(
         fmt::format("ClusterQueue {} has {} in flavors {}: name the flavor", cq, resource,
                     fmt::join(flavors, ", ")));
-  const ResourceQuota& old = *matches[0];
-  if (old.lending_limit && nominal < *old.lending_limit)
+  e.flavor = flavors[0];
+  e.fr = Fr(FlavorIndex(e.flavor), ResourceIndex(resource));
+  return e;
+}
+
+void GovernanceEngine::UpdateQuotaEntry(const QuotaEntry& e, const ResourceQuota& quota) {
+  for (ResourceQuota* rq : e.copies) *rq = quota;
+  tree_.UpdateQuota(cqs_[e.cq].node, e.fr, quota.nominal,
+                    quota.borrowing_limit.value_or(kUnlimited),
+                    quota.lending_limit.value_or(kUnlimited));
+}
+
+Status GovernanceEngine::SetNominalQuota(std::string_view cq, std::string_view flavor,
+                                         std::string_view resource, Amount nominal) {
+  if (FindClusterQueue(cq) >= 0 && nominal < 0)
+    return Status::InvalidArgument(fmt::format("nominalQuota {} < 0", nominal));
+  STEWARD_ASSIGN_OR_RETURN(QuotaEntry e, FindQuotaEntry(cq, flavor, resource));
+  ResourceQuota quota = *e.copies[0];
+  if (quota.lending_limit && nominal < *quota.lending_limit)
     return Status::InvalidArgument(fmt::format(
         "nominalQuota {} is below the lendingLimit {} of ClusterQueue {} ({}, {})",
-        Canon(nominal, resource), Canon(*old.lending_limit, resource), cq, flavors[0], resource));
-  for (ResourceQuota* rq : matches) rq->nominal = nominal;
-  const int fr = Fr(FlavorIndex(flavors[0]), ResourceIndex(resource));
-  tree_.UpdateQuota(cqs_[q].node, fr, nominal, old.borrowing_limit.value_or(kUnlimited),
-                    old.lending_limit.value_or(kUnlimited));
+        Canon(nominal, resource), Canon(*quota.lending_limit, resource), cq, e.flavor, resource));
+  quota.nominal = nominal;
+  UpdateQuotaEntry(e, quota);
+  return Status::Ok();
+}
+
+Status GovernanceEngine::SetLendingLimit(std::string_view cq, std::string_view flavor,
+                                         std::string_view resource,
+                                         std::optional<Amount> lending_limit) {
+  STEWARD_ASSIGN_OR_RETURN(QuotaEntry e, FindQuotaEntry(cq, flavor, resource));
+  ResourceQuota quota = *e.copies[0];
+  // Kueue's validation: a lendingLimit needs a cohort, and lies in [0, nominalQuota].
+  if (lending_limit) {
+    if (cqs_[e.cq].spec.cohort.empty())
+      return Status::InvalidArgument(fmt::format(
+          "ClusterQueue {}: a lendingLimit needs a cohort to lend to (it has none)", cq));
+    if (*lending_limit < 0 || *lending_limit > quota.nominal)
+      return Status::InvalidArgument(fmt::format(
+          "lendingLimit {} of ClusterQueue {} ({}, {}) is not within [0, nominalQuota {}]",
+          Canon(*lending_limit, resource), cq, e.flavor, resource, Canon(quota.nominal, resource)));
+  }
+  quota.lending_limit = lending_limit;
+  UpdateQuotaEntry(e, quota);
   return Status::Ok();
 }
 

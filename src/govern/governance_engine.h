@@ -154,6 +154,12 @@ class GovernanceEngine {
   // lendingLimit (Kueue's validation) and unknown names.
   Status SetNominalQuota(std::string_view cq, std::string_view flavor, std::string_view resource,
                          Amount nominal);
+  // Changes (or, nullopt, removes) the lendingLimit of (cq, flavor, resource) while running (the
+  // tidal controller's lendingLimit form, docs/tidal.md). Admitted workloads keep their quota,
+  // also borrowers beyond what the cohort now lends (Kueue evicts nobody on a quota change).
+  // Kueue's validation: the queue must be in a cohort and the limit within [0, nominalQuota].
+  Status SetLendingLimit(std::string_view cq, std::string_view flavor, std::string_view resource,
+                         std::optional<Amount> lending_limit);
   // Namespace labels for namespaceSelector. Unknown namespaces have only
   // kubernetes.io/metadata.name=<name>, as Kubernetes sets.
   void SetNamespaceLabels(const std::string& ns, std::map<std::string, std::string> labels);
@@ -219,6 +225,17 @@ class GovernanceEngine {
 
   GovernanceEngine(Policy policy, EngineOptions options);
   Status Build();
+  // One (flavor, resource) quota of a queue, for a change while running: the spec's copies
+  // (the engine's and the policy's) and the tree's index.
+  struct QuotaEntry {
+    int cq = -1;
+    int fr = -1;
+    std::string flavor;
+    std::vector<ResourceQuota*> copies;
+  };
+  Result<QuotaEntry> FindQuotaEntry(std::string_view cq, std::string_view flavor,
+                                    std::string_view resource);
+  void UpdateQuotaEntry(const QuotaEntry& e, const ResourceQuota& quota);
   int ResourceIndex(std::string_view name) const;
   int FlavorIndex(std::string_view name) const;
   int Fr(int flavor, int resource) const { return flavor * num_resources_ + resource; }

@@ -10,9 +10,9 @@
 namespace steward::kubefront {
 namespace {
 
-using nlohmann::json;
 using kube::ApiAnswer;
 using kube::ApiError;
+using nlohmann::json;
 
 ApiError Invalid(const kube::WriteRequest& w, const std::string& field, const std::string& why) {
   return ApiError::Invalid(w.resource->kind, w.resource->group, w.name,
@@ -60,7 +60,8 @@ TwinBackend::Outcome TwinBackend::OnTwin(const std::function<Outcome(twin::Twin&
     mirror_->Sync(t);  // The answer shows the applied object with its new version.
     return Status::Ok();
   });
-  if (!s.ok() || !outcome) return ApiError::Timeout("the twin did not apply the change: " + s.message());
+  if (!s.ok() || !outcome)
+    return ApiError::Timeout("the twin did not apply the change: " + s.message());
   if (auto* a = std::get_if<ApiAnswer>(&*outcome); a && a->body.is_null())
     return ApiError::Internal("the change left no object");
   return std::move(*outcome);
@@ -92,10 +93,10 @@ TwinBackend::Outcome TwinBackend::WriteNode(twin::Twin& t, const kube::WriteRequ
   if (auto* e = std::get_if<ApiError>(&desired_or)) return *e;
   json desired = std::move(std::get<json>(desired_or));
   const json before = current->Parse();
-  const std::string forbidden = FirstForbiddenChange(
-      before, desired,
-      {"/metadata/labels"_json_pointer, "/metadata/annotations"_json_pointer,
-       "/spec/unschedulable"_json_pointer, "/spec/taints"_json_pointer});
+  const std::string forbidden =
+      FirstForbiddenChange(before, desired,
+                           {"/metadata/labels"_json_pointer, "/metadata/annotations"_json_pointer,
+                            "/spec/unschedulable"_json_pointer, "/spec/taints"_json_pointer});
   if (!forbidden.empty())
     return Invalid(w, forbidden,
                    "the twin's nodes take changes of spec.unschedulable, spec.taints, "
@@ -144,8 +145,7 @@ TwinBackend::Outcome TwinBackend::WriteNode(twin::Twin& t, const kube::WriteRequ
   }
   if (w.dry_run) return ApiAnswer{200, std::move(desired)};
   if (unschedulable != node.cordoned) {
-    if (Status s = t.SetNodeCordoned(n, unschedulable); !s.ok())
-      return ApiError::FromStatus(s);
+    if (Status s = t.SetNodeCordoned(n, unschedulable); !s.ok()) return ApiError::FromStatus(s);
   }
   if (Status s = t.SetNodeLabels(n, std::move(labels)); !s.ok()) return ApiError::FromStatus(s);
   if (Status s = t.SetNodeTaints(n, std::move(taints)); !s.ok())
@@ -161,10 +161,9 @@ Status TwinBackend::StopPod(twin::Twin& t, const TwinMirror::PodKey& key, const 
   mirror_->MarkTerminating(key.workload, key.pod_id,
                            mirror_->clock().At(t.now() + Seconds(grace_seconds)), grace_seconds);
   kube::ObjectPtr pod = store_->Get(ids_.pods, ns, name);
-  mirror_->AddEvent(mirror_->MakeEvent("v1", "Pod", ns, name,
-                                       pod ? kube::PathString(pod->Parse(), "metadata.uid") : "",
-                                       "Normal", "Killing", "Stopping container main", "kubelet",
-                                       t.now()));
+  mirror_->AddEvent(mirror_->MakeEvent(
+      "v1", "Pod", ns, name, pod ? kube::PathString(pod->Parse(), "metadata.uid") : "", "Normal",
+      "Killing", "Stopping container main", "kubelet", t.now()));
   return Status::Ok();
 }
 
@@ -197,8 +196,11 @@ TwinBackend::Outcome TwinBackend::WritePod(twin::Twin& t, const kube::WriteReque
     }
     kube::ObjectPtr after = store_->Get(ids_.pods, w.namespace_name, w.name);
     if (!after)  // Stopped at once (grace 0): gone.
-      return ApiAnswer{200, {{"kind", "Status"}, {"apiVersion", "v1"}, {"status", "Success"},
-                             {"details", {{"name", w.name}, {"kind", "pods"}}}}};
+      return ApiAnswer{200,
+                       {{"kind", "Status"},
+                        {"apiVersion", "v1"},
+                        {"status", "Success"},
+                        {"details", {{"name", w.name}, {"kind", "pods"}}}}};
     return ApiAnswer{200, after->Parse()};
   }
   auto desired_or = w.transform(current.get());
@@ -211,7 +213,8 @@ TwinBackend::Outcome TwinBackend::WritePod(twin::Twin& t, const kube::WriteReque
                    "the twin's pods take changes of metadata.labels and metadata.annotations only");
   std::map<std::string, std::string> labels = StringMap(desired, "labels");
   for (const auto& [k, v] : labels) {
-    if (Status s = kube::CheckLabelKey(k); !s.ok()) return Invalid(w, "metadata.labels", s.message());
+    if (Status s = kube::CheckLabelKey(k); !s.ok())
+      return Invalid(w, "metadata.labels", s.message());
     if (Status s = kube::CheckLabelValue(v); !s.ok())
       return Invalid(w, "metadata.labels." + k, s.message());
   }
@@ -273,8 +276,7 @@ TwinBackend::Outcome TwinBackend::Evict(twin::Twin& t, const kube::SubresourceRe
   if (s.dry_run || deleting) return ApiAnswer{201, success};
   const int64_t grace = eviction.delete_options.grace_period_seconds.value_or(
       pod["spec"].value("terminationGracePeriodSeconds", 30));
-  if (Status st = StopPod(t, *key, s.namespace_name, s.name, std::max<int64_t>(grace, 0));
-      !st.ok())
+  if (Status st = StopPod(t, *key, s.namespace_name, s.name, std::max<int64_t>(grace, 0)); !st.ok())
     return ApiError::FromStatus(st);
   return ApiAnswer{201, success};
 }
@@ -288,10 +290,13 @@ TwinBackend::Outcome TwinBackend::WriteClusterQueue(twin::Twin& t, const kube::W
   if (auto* e = std::get_if<ApiError>(&desired_or)) return *e;
   json desired = std::move(std::get<json>(desired_or));
   const json before = current->Parse();
-  // Only nominalQuota of GPU resources may change: compare everything else.
+  // Only nominalQuota and lendingLimit of GPU resources may change: compare everything else.
   struct Change {
     std::string flavor;
-    int64_t gpus;
+    std::optional<int64_t> nominal;  // Set: the new nominal quota.
+    bool lending_changed = false;
+    std::optional<int64_t> lending;  // The new lendingLimit (nullopt: removed).
+    int64_t old_nominal = 0;
   };
   std::vector<Change> changes;
   json a = before, b = desired;
@@ -299,62 +304,94 @@ TwinBackend::Outcome TwinBackend::WriteClusterQueue(twin::Twin& t, const kube::W
   b.erase("status");
   const json& groups_b = b["spec"]["resourceGroups"];
   const json& groups_a = a["spec"]["resourceGroups"];
+  constexpr const char* kOnly =
+      "the twin takes changes of nominalQuota and lendingLimit only (same groups, flavors and "
+      "resources)";
   if (!groups_b.is_array() || groups_b.size() != groups_a.size())
-    return Invalid(w, "spec.resourceGroups",
-                   "the twin takes changes of nominalQuota only (same groups, flavors and "
-                   "resources)");
+    return Invalid(w, "spec.resourceGroups", kOnly);
   for (size_t g = 0; g < groups_b.size(); ++g) {
     const json& fb = groups_b[g]["flavors"];
     const json& fa = groups_a[g]["flavors"];
     if (!fb.is_array() || fb.size() != fa.size())
-      return Invalid(w, fmt::format("spec.resourceGroups[{}].flavors", g),
-                     "the twin takes changes of nominalQuota only");
+      return Invalid(w, fmt::format("spec.resourceGroups[{}].flavors", g), kOnly);
     for (size_t f = 0; f < fb.size(); ++f) {
       const json& rb = fb[f]["resources"];
       const json& ra = fa[f]["resources"];
       if (!rb.is_array() || rb.size() != ra.size())
         return Invalid(w, fmt::format("spec.resourceGroups[{}].flavors[{}].resources", g, f),
-                       "the twin takes changes of nominalQuota only");
+                       kOnly);
       for (size_t r = 0; r < rb.size(); ++r) {
-        const json qa = ra[r].value("nominalQuota", json(nullptr));
-        const json qb = rb[r].value("nominalQuota", json(nullptr));
-        const std::string field = fmt::format(
-            "spec.resourceGroups[{}].flavors[{}].resources[{}].nominalQuota", g, f, r);
         const std::string resource = rb[r].value("name", "");
         auto parse = [&](const json& q) -> Result<govern::Amount> {
           const std::string text = q.is_string() ? q.get<std::string>() : q.dump();
           return govern::ParseQuantity(text, resource);
         };
-        Result<govern::Amount> old_q = parse(qa), new_q = parse(qb);
-        if (!new_q.ok()) return Invalid(w, field, new_q.status().message());
-        if (old_q.ok() && *old_q == *new_q) continue;
+        Change c{fb[f].value("name", ""), std::nullopt, false, std::nullopt, 0};
+        const std::string at =
+            fmt::format("spec.resourceGroups[{}].flavors[{}].resources[{}].", g, f, r);
+        Result<govern::Amount> old_q = parse(ra[r].value("nominalQuota", json(nullptr)));
+        Result<govern::Amount> new_q = parse(rb[r].value("nominalQuota", json(nullptr)));
+        if (!new_q.ok()) return Invalid(w, at + "nominalQuota", new_q.status().message());
+        if (old_q.ok()) c.old_nominal = *old_q;
+        if (!old_q.ok() || *old_q != *new_q) c.nominal = *new_q;
+        // lendingLimit: absent is none (everything lendable).
+        const bool had = ra[r].contains("lendingLimit"), has = rb[r].contains("lendingLimit");
+        if (has) {
+          Result<govern::Amount> l = parse(rb[r]["lendingLimit"]);
+          if (!l.ok()) return Invalid(w, at + "lendingLimit", l.status().message());
+          c.lending = *l;
+        }
+        if (had != has) c.lending_changed = true;
+        if (had && has) {
+          Result<govern::Amount> l = parse(ra[r]["lendingLimit"]);
+          c.lending_changed = !l.ok() || *l != *c.lending;
+        }
+        if (!c.nominal && !c.lending_changed) continue;
         if (resource != kube::kGpuResource)
-          return Invalid(w, field, "the twin models the quota of nvidia.com/gpu only");
-        changes.push_back({fb[f].value("name", ""), *new_q});
+          return Invalid(w, at + (c.nominal ? "nominalQuota" : "lendingLimit"),
+                         "the twin models the quota of nvidia.com/gpu only");
+        if (c.lending_changed && !t.governance_policy())
+          return Invalid(w, at + "lendingLimit",
+                         "a fifo-quota team queue has no cohort, so no lendingLimit");
+        changes.push_back(std::move(c));
       }
     }
   }
-  // Everything but the nominal quotas must be as it was.
+  // Everything but the nominal quotas and lending limits must be as it was.
   for (json* o : {&a, &b})
     for (json& g : (*o)["spec"]["resourceGroups"])
       for (json& f : g["flavors"])
-        for (json& r : f["resources"]) r.erase("nominalQuota");
+        for (json& r : f["resources"]) {
+          r.erase("nominalQuota");
+          r.erase("lendingLimit");
+        }
   const std::string forbidden = FirstForbiddenChange(a, b, {});
   if (!forbidden.empty())
     return Invalid(w, forbidden,
-                   "the twin takes changes of a ClusterQueue's nominalQuota (nvidia.com/gpu) "
-                   "only");
+                   "the twin takes changes of a ClusterQueue's nominalQuota and lendingLimit "
+                   "(nvidia.com/gpu) only");
   if (w.dry_run) return ApiAnswer{200, std::move(desired)};
   for (const Change& c : changes) {
-    Status s;
-    if (t.governance_policy()) {
-      s = t.SetClusterQueueQuota(w.name, c.flavor, static_cast<int>(c.gpus));
-    } else {
-      s = Status::NotFound("no team " + w.name);
+    auto set_nominal = [&]() -> Status {
+      if (!c.nominal) return Status::Ok();
+      if (t.governance_policy())
+        return t.SetClusterQueueQuota(w.name, c.flavor, static_cast<int>(*c.nominal));
       const auto& teams = t.scenario().teams;
       for (size_t i = 0; i < teams.size(); ++i)
-        if (teams[i].name == w.name) s = t.SetTeamQuota(static_cast<int>(i), static_cast<int>(c.gpus));
-    }
+        if (teams[i].name == w.name)
+          return t.SetTeamQuota(static_cast<int>(i), static_cast<int>(*c.nominal));
+      return Status::NotFound("no team " + w.name);
+    };
+    auto set_lending = [&]() -> Status {
+      if (!c.lending_changed) return Status::Ok();
+      return t.SetClusterQueueLendingLimit(
+          w.name, c.flavor,
+          c.lending ? std::optional<int>(static_cast<int>(*c.lending)) : std::nullopt);
+    };
+    // In the order that keeps lendingLimit <= nominalQuota at every step.
+    const bool nominal_down = c.nominal && *c.nominal < c.old_nominal;
+    Status s = nominal_down ? set_lending() : set_nominal();
+    if (s.ok()) s = nominal_down ? set_nominal() : set_lending();
     if (!s.ok()) return Invalid(w, "spec.resourceGroups", s.message());
   }
   mirror_->Sync(t);

@@ -56,19 +56,40 @@ Result<TidalController::Queues> TidalController::ReadQueues() const {
   if (!q.to || !GpuQuota(*q.to))
     return Status::NotFound(
         fmt::format("tidal: no ClusterQueue '{}' with a GPU quota to lend to", options_.lend_to));
+  if (options_.lend_by == LendBy::kLendingLimit &&
+      (q.from->cohort.empty() || q.from->cohort != q.to->cohort))
+    return Status::FailedPrecondition(fmt::format(
+        "tidal: lending by lendingLimit needs ClusterQueues '{}' and '{}' in one cohort (cohorts "
+        "'{}' and '{}')",
+        options_.lend_from, options_.lend_to, q.from->cohort, q.to->cohort));
   return q;
 }
 
-Status TidalController::SetNominal(const std::string& queue, int gpus, std::string_view reason) {
+Status TidalController::PatchGpuQuota(const std::string& queue,
+                                      const std::function<void(control::QueueQuota&)>& change,
+                                      std::string_view reason) {
   for (int attempt = 0;; ++attempt) {
     STEWARD_ASSIGN_OR_RETURN(Queues q, ReadQueues());
     const control::QueueInfo& info = queue == options_.lend_from ? *q.from : *q.to;
-    control::QueueQuota quota = *GpuQuota(info);
-    if (quota.nominal == std::to_string(gpus)) return Status::Ok();
-    quota.nominal = std::to_string(gpus);
+    const control::QueueQuota& now = *GpuQuota(info);
+    control::QueueQuota quota = now;
+    change(quota);
+    if (quota.nominal == now.nominal && quota.lending_limit == now.lending_limit)
+      return Status::Ok();
     Status s = control_.PatchQueueQuota(info.name, info.resource_version, quota, reason);
     if (s.code() != Status::Code::kAborted || attempt > 0) return s;
   }
+}
+
+Status TidalController::SetNominal(const std::string& queue, int gpus, std::string_view reason) {
+  return PatchGpuQuota(
+      queue, [&](control::QueueQuota& q) { q.nominal = std::to_string(gpus); }, reason);
+}
+
+Status TidalController::SetLendingLimit(int gpus, std::string_view reason) {
+  return PatchGpuQuota(
+      options_.lend_from, [&](control::QueueQuota& q) { q.lending_limit = std::to_string(gpus); },
+      reason);
 }
 
 Status TidalController::MoveQuota(int lent, std::string_view reason) {
@@ -250,9 +271,18 @@ Status TidalController::Step(const std::vector<ServiceLoad>& services) {
           "tidal: the lending queues' GPU quotas are not whole numbers of GPUs");
     for (const control::NodeInfo& n : control_.Nodes())
       node_gpus_ = std::max(node_gpus_, n.gpu_capacity);
-    // A stated split below which the serving queue was found (a restart while lending): that
-    // much is lent now, so the steps below keep or take it back.
-    if (options_.serving_quota) {
+    if (options_.lend_by == LendBy::kLendingLimit) {
+      // What the serving queue lends now is its lendingLimit (none set: all of its nominal).
+      const control::QueueQuota& gpu = *GpuQuota(*q.from);
+      const std::optional<int> lending =
+          gpu.lending_limit ? WholeGpus(*gpu.lending_limit) : WholeGpus(gpu.nominal);
+      if (!lending)
+        return Status::InvalidArgument(
+            "tidal: the serving queue's GPU lendingLimit is not a whole number of GPUs");
+      stats_.lent_gpus = std::min(*lending, *serving_base_);
+    } else if (options_.serving_quota) {
+      // A stated split below which the serving queue was found (a restart while lending): that
+      // much is lent now, so the steps below keep or take it back.
       const std::optional<int> found = WholeGpus(GpuQuota(*q.from)->nominal);
       if (found && *found < *serving_base_) stats_.lent_gpus = *serving_base_ - *found;
     }
@@ -268,7 +298,8 @@ Status TidalController::Step(const std::vector<ServiceLoad>& services) {
     const std::string reason =
         fmt::format("tidal: serving keeps {} GPUs (forecast + reserve); {} lends {}",
                     last_need_.value_or(*serving_base_), options_.lend_from, target);
-    Status s = MoveQuota(target, reason);
+    Status s = options_.lend_by == LendBy::kLendingLimit ? SetLendingLimit(target, reason)
+                                                         : MoveQuota(target, reason);
     if (s.ok()) {
       if (lend) {
         ++stats_.lends;

@@ -14,7 +14,9 @@
 //     peak over [now, now + lead time + 2 periods], plus the reserve (lend_plan.h).
 //  3. Lend what the serving queue's quota holds beyond that, in whole nodes, by moving nominal
 //     GPU quota from the serving queue (lend_from) to the borrowing queue (lend_to) through
-//     PatchQueueQuota (resourceVersion-checked; a 409 re-reads and retries once).
+//     PatchQueueQuota (resourceVersion-checked; a 409 re-reads and retries once); or, with
+//     LendBy::kLendingLimit, by setting the serving queue's GPU lendingLimit to that amount in a
+//     cohort the borrowing queue borrows from (Kueue's own pattern; its nominal stays).
 //  4. When less may be lent than is lent, take it back at once: the borrower's quota first, then
 //     serving's, and free what the borrower holds beyond its quota: elastic borrowers shrink
 //     toward their minimum workers first (ResizeWorkload), and only what shrinking cannot free
@@ -28,6 +30,7 @@
 // every node's GPU pods. Thread-safety: one thread, like ClusterControl.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -48,7 +51,13 @@ namespace steward::tidal {
 // does with it).
 using ServiceLoad = control::ServiceLoad;
 
+// How a loan is made (docs/tidal.md): nominal quota moved from lend_from to lend_to, or
+// lend_from's lendingLimit in a cohort both queues are in (the borrower then holds at most its
+// nominal quota plus that limit; borrowers beyond it are taken back as in the nominal form).
+enum class LendBy { kNominal, kLendingLimit };
+
 struct TidalOptions {
+  LendBy lend_by = LendBy::kNominal;
   std::string lend_from;           // The serving ClusterQueue (fifo-quota: the team's queue).
   std::string lend_to;             // The borrowing ClusterQueue.
   std::string borrower_namespace;  // Where the borrowers' pods run ("" = lend_to).
@@ -111,8 +120,14 @@ class TidalController {
     std::vector<control::QueueInfo> all;
   };
   Result<Queues> ReadQueues() const;
-  // Sets the GPU nominal quota of `queue` (re-read, then patched; one retry on a 409).
+  // Changes the GPU quota of `queue` with `change` (re-read, then patched unless `change` leaves
+  // it as it is; one retry on a 409).
+  Status PatchGpuQuota(const std::string& queue,
+                       const std::function<void(control::QueueQuota&)>& change,
+                       std::string_view reason);
   Status SetNominal(const std::string& queue, int gpus, std::string_view reason);
+  // The serving queue's GPU lendingLimit (the lendingLimit form of a loan).
+  Status SetLendingLimit(int gpus, std::string_view reason);
   Status MoveQuota(int lent, std::string_view reason);
   // The borrower's pods now, by workload.
   struct BorrowerView {

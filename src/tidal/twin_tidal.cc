@@ -20,6 +20,7 @@ TidalOptions OptionsFrom(const twin::TidalSpec& t, double default_restart_second
   o.restart = SecondsF(t.restart_seconds >= 0 ? t.restart_seconds : default_restart_seconds);
   o.period = SecondsF(t.period_minutes * 60);
   o.grow_back = t.grow_back;
+  o.lend_by = t.lend_by_lending_limit ? LendBy::kLendingLimit : LendBy::kNominal;
   return o;
 }
 

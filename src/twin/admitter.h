@@ -5,6 +5,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -66,6 +67,10 @@ class AdmissionHost {
   virtual void RequestCycleAt(SimTime t) = 0;
   // The pending reason last set for `id` (its name; the detail into *detail).
   virtual std::string_view PendingReasonOf(model::WorkloadId id, std::string* detail) const = 0;
+  // Whether service `id` is admitted replica by replica (Kueue's Deployment integration: each
+  // pod its own Workload, so the queue's usage follows the replicas; policies.serving_admission
+  // per-replica, traffic services only). Otherwise a service is one Workload at its peak size.
+  virtual bool AdmitsPerReplica(model::WorkloadId /*id*/) const { return false; }
 };
 
 class Admitter {
@@ -129,6 +134,14 @@ class Admitter {
   // Changes the nominal GPU quota of ClusterQueue `cq` in `flavor` ("" = its only GPU flavor).
   virtual Status SetClusterQueueQuota(std::string_view /*cq*/, std::string_view /*flavor*/,
                                       int /*gpus*/) {
+    return Status::FailedPrecondition("admission policy '" + std::string(Name()) +
+                                      "' has no ClusterQueues");
+  }
+  // Sets (or, nullopt, removes) the GPU lendingLimit of ClusterQueue `cq` in `flavor` ("" = its
+  // only GPU flavor): what its cohort may borrow of its nominal quota (the tidal controller's
+  // lendingLimit form).
+  virtual Status SetClusterQueueLendingLimit(std::string_view /*cq*/, std::string_view /*flavor*/,
+                                             std::optional<int> /*gpus*/) {
     return Status::FailedPrecondition("admission policy '" + std::string(Name()) +
                                       "' has no ClusterQueues");
   }

@@ -22,6 +22,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -123,6 +124,13 @@ class TwinOps {
   // The nominal GPU quota of a ClusterQueue in `flavor` ("" = its only GPU flavor), or of a
   // fifo-quota team's queue (by team name).
   virtual Status SetQueueGpuQuota(std::string_view queue, std::string_view flavor, int gpus) = 0;
+  // The GPU lendingLimit of a ClusterQueue in `flavor` ("" = its only GPU flavor); nullopt
+  // removes it. Only under a Kueue policy (fifo-quota's queues have no cohort to lend to).
+  virtual Status SetQueueGpuLendingLimit(std::string_view queue, std::string_view /*flavor*/,
+                                         std::optional<int> /*gpus*/) {
+    return Status::FailedPrecondition("queue " + std::string(queue) +
+                                      ": this twin takes no lendingLimit changes");
+  }
   // Workloads holding GPUs on `n` (starting or running), by workload id. O(GPUs of the node).
   virtual std::vector<NodeWorkloadInfo> WorkloadsOn(model::NodeId n) const = 0;
   // Evicts workload `w`'s pods from node `n`; they stop `grace` from now (0 = at once). A gang

@@ -110,6 +110,25 @@ class KueueAdmitter final : public Admitter {
     // Freed nodes may let workloads that passed quota but found no node in.
     for (size_t cq = 0; cq < queues_.size(); ++cq)
       if (queues_[cq].placement_blocked) MarkDirty(static_cast<int>(cq));
+    // A service admitted replica by replica gives back one charge per replica released.
+    if (auto r = replicas_.find(w.id); r != replicas_.end()) {
+      const int per_pod = w.pod_sets[0].gpus_per_pod;
+      const size_t n =
+          all ? r->second.size()
+              : std::min(r->second.size(), static_cast<size_t>(per_pod > 0 ? gpus / per_pod : 0));
+      int cq = -1;
+      for (size_t i = 0; i < n; ++i) {
+        const int64_t charge = r->second.back();
+        r->second.pop_back();
+        if (const govern::AdmittedWorkload* a = engine_->FindAdmitted(charge))
+          cq = a->cluster_queue;
+        (void)engine_->Release(charge);
+        replica_owner_.erase(charge);
+      }
+      if (r->second.empty()) replicas_.erase(r);
+      if (cq >= 0) MarkCohortDirty(cq);
+      return;
+    }
     // Services keep their admitted quota (reserved at max replicas) while they live.
     if (!all || !admitted_.count(w.id)) return;
     const govern::AdmittedWorkload* a = engine_->FindAdmitted(w.id);
@@ -186,7 +205,9 @@ class KueueAdmitter final : public Admitter {
 
   Admission AdmissionOf(model::WorkloadId id) const override {
     Admission a;
-    const govern::AdmittedWorkload* w = engine_->FindAdmitted(id);
+    const auto r = replicas_.find(id);  // Per replica: where its replicas hold quota.
+    const govern::AdmittedWorkload* w =
+        engine_->FindAdmitted(r == replicas_.end() ? id : r->second.front());
     if (!w) return a;
     a.cluster_queue = engine_->ClusterQueueName(w->cluster_queue);
     for (const auto& [fr, amount] : w->usage) {
@@ -200,6 +221,13 @@ class KueueAdmitter final : public Admitter {
 
   Status SetClusterQueueQuota(std::string_view cq, std::string_view flavor, int gpus) override {
     STEWARD_RETURN_IF_ERROR(engine_->SetNominalQuota(cq, flavor, kGpu, gpus));
+    MarkCohortDirty(engine_->FindClusterQueue(cq));
+    return Status::Ok();
+  }
+  Status SetClusterQueueLendingLimit(std::string_view cq, std::string_view flavor,
+                                     std::optional<int> gpus) override {
+    STEWARD_RETURN_IF_ERROR(engine_->SetLendingLimit(
+        cq, flavor, kGpu, gpus ? std::optional<govern::Amount>(*gpus) : std::nullopt));
     MarkCohortDirty(engine_->FindClusterQueue(cq));
     return Status::Ok();
   }
@@ -589,8 +617,10 @@ class KueueAdmitter final : public Admitter {
         if (!done) retry_placement_.insert(id);
         continue;
       }
+      // A service admitted per replica queues for its next replica, created now.
+      const bool per_replica = host.AdmitsPerReplica(id);
       // Requeued after losing its admission (preempted, evicted): asks for every pod again.
-      host.SetAdmittedCounts(id, {});
+      if (!per_replica) host.SetAdmittedCounts(id, {});
       const model::Workload& w = host.workload(id);
       if (!w.pod_group.empty() && !FindPodGroup(w)) {
         host.SetPendingReason(
@@ -604,8 +634,8 @@ class KueueAdmitter final : public Admitter {
         host.SetPendingReason(id, "misconfigured_queue", cq.status().message());
         continue;
       }
-      Insert(host, *cq,
-             Entry{engine_->ResolvePriority(req), req.queue_timestamp.micros(), id, next_seq_++});
+      const SimTime queued_at = per_replica ? host.Now() : req.queue_timestamp;
+      Insert(host, *cq, Entry{engine_->ResolvePriority(req), queued_at.micros(), id, next_seq_++});
       queued_.insert(id);
       inadmissible_.erase(id);
       MarkDirty(*cq);
@@ -633,18 +663,126 @@ class KueueAdmitter final : public Admitter {
   // One admission attempt. On failure the reason is set on the host and kept in last_reason_ /
   // last_detail_, and a workload the attempt reduced asks for all its pods again.
   Outcome TryOne(AdmissionHost& host, model::WorkloadId id, bool allow_borrow) {
+    if (host.AdmitsPerReplica(id)) return AttemptReplicas(host, id, allow_borrow);
     bool reduced = false;
     const Outcome o = Attempt(host, id, allow_borrow, &reduced);
     if (reduced && o != Outcome::kAdmitted) host.SetAdmittedCounts(id, {});
     return o;
   }
-  Outcome Attempt(AdmissionHost& host, model::WorkloadId id, bool allow_borrow, bool* reduced) {
-    // Each attempt starts from the workload's own GPU model (a pin of an earlier flavor is
-    // undone, as Kueue restores the pod template when a workload loses its admission).
+  // Each attempt starts from the workload's own GPU model (a pin of an earlier flavor is
+  // undone, as Kueue restores the pod template when a workload loses its admission).
+  void Unpin(AdmissionHost& host, model::WorkloadId id) {
     if (auto pin = pinned_.find(id); pin != pinned_.end()) {
       host.SetGpuModel(id, pin->second);
       pinned_.erase(pin);
     }
+  }
+  // The GPU flavor's nodeLabels become the pods' nodeSelector: a flavor of one GPU model
+  // places the pods on that model's nodes only.
+  void Pin(AdmissionHost& host, model::WorkloadId id, const govern::Decision& d) {
+    const model::Workload& w = host.workload(id);
+    for (const govern::FlavorAssignment& a : d.assignments) {
+      auto m = flavor_model_.find(a.flavor);
+      if (a.resource != kGpu || m == flavor_model_.end() || w.gpu_model == m->second) continue;
+      pinned_.emplace(id, w.gpu_model);
+      host.SetGpuModel(id, m->second);
+      break;
+    }
+  }
+  // The twin's workload an engine id stands for (a replica's charge: its service).
+  model::WorkloadId RunOf(int64_t engine_id) const {
+    auto it = replica_owner_.find(engine_id);
+    return static_cast<model::WorkloadId>(it == replica_owner_.end() ? engine_id : it->second);
+  }
+  // A decision that needs preemption: evicts its victims (each loses its work since its last
+  // checkpoint) unless no node would take `id` after all (false: the reason is set). A
+  // replica's charge chosen as a victim stands for its whole service (the twin evicts
+  // workloads, not one replica), which frees at least what the engine counted.
+  bool PreemptFor(AdmissionHost& host, model::WorkloadId id, const govern::Decision& d) {
+    std::vector<model::WorkloadId> victims;
+    for (const auto& v : d.victims) {
+      const model::WorkloadId run = RunOf(v.workload_id);
+      if (std::find(victims.begin(), victims.end(), run) == victims.end()) victims.push_back(run);
+    }
+    if (std::find(victims.begin(), victims.end(), id) != victims.end() ||
+        !host.FitsAfterPreempting(id, victims)) {
+      // Like a placement failure: a node change (a finish, a repair) retries it.
+      queues_[d.cluster_queue_index].placement_blocked = true;
+      last_reason_ = PendingReasonName(PendingReason::kFragmentation);
+      last_detail_ = "preempting would free quota but no node its pods fit on";
+      host.SetPendingReason(id, last_reason_, last_detail_);
+      return false;
+    }
+    for (const auto& v : d.victims) {
+      const int victim_cq = engine_->FindClusterQueue(v.cluster_queue);
+      if (victim_cq >= 0) stats_[victim_cq].evicted["Preempted"]++;
+      stats_[d.cluster_queue_index]
+          .preempted[std::string(govern::PreemptionReasonName(v.reason))]++;
+    }
+    for (model::WorkloadId victim : victims) host.Preempt(victim, id);
+    return true;
+  }
+  // A decision that is not kFit: the reason on the host and in last_reason_ / last_detail_.
+  void Refused(AdmissionHost& host, model::WorkloadId id, const govern::WorkloadRequest& req,
+               const govern::Decision& d) {
+    if (d.primary_reason() == govern::PendingReason::kWaitingForBackoff)
+      WakeAt(host, d.retry_at, d.cluster_queue_index);
+    if (d.primary_reason() == govern::PendingReason::kGangIncomplete) {
+      // Retry when its next pod exists (the reason's count stays current).
+      const model::Workload& w = host.workload(id);
+      WakeAt(host, w.submit_time + w.pod_interval * req.available_pods, d.cluster_queue_index);
+    }
+    last_reason_ = govern::PendingReasonName(d.primary_reason());
+    last_detail_ = d.Message();
+    host.SetPendingReason(id, last_reason_, last_detail_);
+  }
+
+  // A service admitted per replica (Kueue's Deployment integration: each pod is its own
+  // Workload of one pod): while it wants replicas, each is admitted against the queue's quota
+  // as a charge of its own and placed, one at a time; Released() gives charges back as
+  // replicas go. Stops at the first replica that does not fit (the service keeps its place).
+  Outcome AttemptReplicas(AdmissionHost& host, model::WorkloadId id, bool allow_borrow) {
+    const SimTime pending_since = host.PendingSince(id);
+    const int per_pod = host.workload(id).pod_sets[0].gpus_per_pod;
+    while (host.GpusWanted(id) > 0) {
+      Unpin(host, id);
+      govern::WorkloadRequest req = Request(host, id);
+      req.id = next_charge_;
+      req.pod_sets.resize(1);
+      req.pod_sets[0].count = 1;
+      govern::Decision d = engine_->TryAdmit(req, host.Now());
+      if (!allow_borrow && d.borrows) return Outcome::kBorrowsLater;
+      if (d.mode == govern::AdmissionMode::kNeedsPreemption) {
+        if (!PreemptFor(host, id, d)) return Outcome::kFailed;
+        d = engine_->TryAdmit(req, host.Now());
+      }
+      if (d.mode != govern::AdmissionMode::kFit) {
+        Refused(host, id, req, d);
+        return Outcome::kFailed;
+      }
+      Pin(host, id, d);
+      bool done = false;
+      const int placed = host.TryPlace(id, per_pod, &done);
+      if (placed == 0) {  // Quota fits, no node does: the host set the reason.
+        queues_[d.cluster_queue_index].placement_blocked = true;
+        last_reason_ = host.PendingReasonOf(id, &last_detail_);
+        return Outcome::kFailed;
+      }
+      if (!engine_->Admit(req, d, host.Now()).ok()) return Outcome::kFailed;
+      replicas_[id].push_back(next_charge_);
+      replica_owner_[next_charge_++] = id;
+      CqStats& st = stats_[d.cluster_queue_index];
+      ++st.admitted;
+      st.wait.Observe((host.Now() - pending_since).ToSeconds());
+      used_by_team_[host.workload(id).team] += placed;
+    }
+    bool done = false;
+    (void)host.TryPlace(id, 0, &done);  // Nothing more wanted: the service leaves the queue.
+    return Outcome::kAdmitted;
+  }
+
+  Outcome Attempt(AdmissionHost& host, model::WorkloadId id, bool allow_borrow, bool* reduced) {
+    Unpin(host, id);
     const SimTime pending_since = host.PendingSince(id);
     // The full request, else (min counts) the most pods that are admissible: the search
     // `policy simulate` runs (govern/partial_admission.h).
@@ -661,50 +799,15 @@ class KueueAdmitter final : public Admitter {
       *reduced = true;
     }
     if (d.mode == govern::AdmissionMode::kNeedsPreemption) {
-      std::vector<model::WorkloadId> victims;
-      for (const auto& v : d.victims)
-        victims.push_back(static_cast<model::WorkloadId>(v.workload_id));
-      if (!host.FitsAfterPreempting(id, victims)) {
-        // Like a placement failure: a node change (a finish, a repair) retries it.
-        queues_[d.cluster_queue_index].placement_blocked = true;
-        last_reason_ = PendingReasonName(PendingReason::kFragmentation);
-        last_detail_ = "preempting would free quota but no node its pods fit on";
-        host.SetPendingReason(id, last_reason_, last_detail_);
-        return Outcome::kFailed;
-      }
-      // Evict the victims (each loses its work since its last checkpoint), then retry.
-      for (const auto& v : d.victims) {
-        const int victim_cq = engine_->FindClusterQueue(v.cluster_queue);
-        if (victim_cq >= 0) stats_[victim_cq].evicted["Preempted"]++;
-        stats_[d.cluster_queue_index]
-            .preempted[std::string(govern::PreemptionReasonName(v.reason))]++;
-        host.Preempt(static_cast<model::WorkloadId>(v.workload_id), id);
-      }
+      // Evict the victims, then retry.
+      if (!PreemptFor(host, id, d)) return Outcome::kFailed;
       d = engine_->TryAdmit(req, host.Now());
     }
     if (d.mode != govern::AdmissionMode::kFit) {
-      if (d.primary_reason() == govern::PendingReason::kWaitingForBackoff)
-        WakeAt(host, d.retry_at, d.cluster_queue_index);
-      if (d.primary_reason() == govern::PendingReason::kGangIncomplete) {
-        // Retry when its next pod exists (the reason's count stays current).
-        const model::Workload& w = host.workload(id);
-        WakeAt(host, w.submit_time + w.pod_interval * req.available_pods, d.cluster_queue_index);
-      }
-      last_reason_ = govern::PendingReasonName(d.primary_reason());
-      last_detail_ = d.Message();
-      host.SetPendingReason(id, last_reason_, last_detail_);
+      Refused(host, id, req, d);
       return Outcome::kFailed;
     }
-    // The GPU flavor's nodeLabels become the pods' nodeSelector: a flavor of one GPU model
-    // places the pods on that model's nodes only.
-    const model::Workload& w = host.workload(id);
-    for (const govern::FlavorAssignment& a : d.assignments) {
-      auto m = flavor_model_.find(a.flavor);
-      if (a.resource != kGpu || m == flavor_model_.end() || w.gpu_model == m->second) continue;
-      pinned_.emplace(id, w.gpu_model);
-      host.SetGpuModel(id, m->second);
-      break;
-    }
+    Pin(host, id, d);
     bool done = false;
     const int placed = host.TryPlace(id, INT_MAX, &done);
     if (placed == 0) {  // Quota fits, no node does: the host set the reason.
@@ -763,6 +866,11 @@ class KueueAdmitter final : public Admitter {
   // does not apply to it).
   std::vector<uint64_t> written_;
   std::unordered_map<model::WorkloadId, Shape> shape_of_;  // Queued workloads with a shape.
+  // Services admitted per replica: their replicas' charges (engine ids, oldest first), and
+  // each charge's service. Charge ids start far above any workload id.
+  std::unordered_map<model::WorkloadId, std::vector<int64_t>> replicas_;
+  std::unordered_map<int64_t, model::WorkloadId> replica_owner_;
+  int64_t next_charge_ = int64_t{1} << 40;
 };
 
 }  // namespace

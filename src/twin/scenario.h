@@ -201,6 +201,12 @@ struct PolicySpec {
   // The guide's "single tenant over threshold" alert: a team holding more than this share of
   // the cluster's GPUs at a sample raises an alert in the report.
   double alert_tenant_share = 0.5;
+  // How the kueue admitter charges an autoscaled service (one with traffic:): false ("peak"),
+  // as one Workload at max_replicas, held while it lives; true ("per-replica"), each replica its
+  // own Workload of one pod, admitted as it is wanted and released on scale-down (Kueue's
+  // Deployment integration), so the serving queue's usage follows its replicas. fifo-quota
+  // always charges per replica.
+  bool serving_per_replica = false;
 };
 
 // Llama 3 405B pretraining (arXiv 2407.21783 §3.3.4, ../shared/docs/util-cost-facts.md): 419
@@ -373,6 +379,10 @@ struct TidalSpec {
   // Shrunk elastic borrowers grow back when the borrower's quota has room again (each grow
   // costs a regroup); false: they keep their size until they end.
   bool grow_back = false;
+  // How the loan is made: false ("nominal"), by moving nominal GPU quota from lend_from to
+  // lend_to; true ("lending-limit"), by setting lend_from's GPU lendingLimit in a cohort that
+  // lend_to borrows from (Kueue's own pattern; kueue admission, serving per replica).
+  bool lend_by_lending_limit = false;
   int line = 0;  // Where the section was written (0 = absent).
 };
 

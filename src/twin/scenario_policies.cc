@@ -82,7 +82,14 @@ Status ParsePolicies(const Reader& r, const YAML::Node& p, PolicySpec* out) {
   STEWARD_RETURN_IF_ERROR(
       r.CheckKeys(p, "policies",
                   {"admission", "placement", "startup_seconds", "governance", "victim_ordering",
-                   "alert_tenant_share", "pools", "defrag"}));
+                   "alert_tenant_share", "pools", "defrag", "serving_admission"}));
+  if (YAML::Node sa = p["serving_admission"]) {
+    std::string v;
+    STEWARD_RETURN_IF_ERROR(r.Scalar(sa, "policies.serving_admission", &v));
+    if (v != "peak" && v != "per-replica")
+      return r.Error(sa, "policies.serving_admission", "must be 'peak' or 'per-replica'");
+    out->serving_per_replica = v == "per-replica";
+  }
   STEWARD_RETURN_IF_ERROR(r.Get(p, "alert_tenant_share", "policies", &out->alert_tenant_share));
   if (out->alert_tenant_share <= 0 || out->alert_tenant_share > 1)
     return r.Error(p["alert_tenant_share"], "policies.alert_tenant_share", "must lie in (0, 1]");

@@ -153,13 +153,20 @@ Status ParseTidal(const Reader& r, const YAML::Node& t, TidalSpec* out) {
   STEWARD_RETURN_IF_ERROR(
       r.CheckKeys(t, path,
                   {"enabled", "lend_from", "lend_to", "lend_to_namespace", "reserve", "forecast",
-                   "lead_time", "period_minutes", "grow_back"}));
+                   "lead_time", "period_minutes", "grow_back", "lend_by"}));
   out->line = t.Mark().line + 1;
   out->enabled = true;
   STEWARD_RETURN_IF_ERROR(r.Get(t, "enabled", path, &out->enabled));
   STEWARD_RETURN_IF_ERROR(r.Get(t, "lend_from", path, &out->lend_from));
   STEWARD_RETURN_IF_ERROR(r.Get(t, "lend_to", path, &out->lend_to, true));
   STEWARD_RETURN_IF_ERROR(r.Get(t, "lend_to_namespace", path, &out->lend_to_namespace));
+  if (YAML::Node by = t["lend_by"]) {
+    std::string v;
+    STEWARD_RETURN_IF_ERROR(r.Scalar(by, path + ".lend_by", &v));
+    if (v != "nominal" && v != "lending-limit")
+      return r.Error(by, path + ".lend_by", "must be 'nominal' or 'lending-limit'");
+    out->lend_by_lending_limit = v == "lending-limit";
+  }
   if (YAML::Node res = t["reserve"]) {
     std::string text;
     STEWARD_RETURN_IF_ERROR(r.Scalar(res, path + ".reserve", &text));
@@ -224,6 +231,16 @@ Status ValidateTidal(const Reader& r, const YAML::Node& root, Scenario* s) {
   if (t.lend_from.empty()) t.lend_from = from;
   if (t.lend_from == t.lend_to)
     return r.Error(n["lend_to"], "tidal.lend_to", "must differ from lend_from");
+  // A lendingLimit is a Kueue ClusterQueue's; and a service admitted at its peak holds its
+  // quota through the trough, so its queue would have nothing unused to lend.
+  if (t.lend_by_lending_limit && s->policies.governance.empty())
+    return r.Error(n["lend_by"], "tidal.lend_by",
+                   "lending-limit lends through a Kueue cohort: needs policies.governance "
+                   "(admission kueue)");
+  if (t.lend_by_lending_limit && !s->policies.serving_per_replica)
+    return r.Error(n["lend_by"], "tidal.lend_by",
+                   "lending-limit needs policies.serving_admission: per-replica (a service "
+                   "admitted at its peak holds its quota through the trough)");
   // Under fifo-quota the queues are the teams'; under kueue the ClusterQueues are checked when
   // the twin starts (the controller reports an unknown one).
   if (s->policies.governance.empty()) {

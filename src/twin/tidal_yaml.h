@@ -20,8 +20,9 @@
 
 namespace steward::twin::scenario_yaml {
 
-// `tidal:` (enabled, lend_from, lend_to, lend_to_namespace, reserve, forecast, lead_time,
-// period_minutes) into *out; cross-references are the caller's (ValidateTidal for a scenario).
+// `tidal:` (enabled, lend_from, lend_to, lend_to_namespace, lend_by, reserve, forecast,
+// lead_time, period_minutes, grow_back) into *out; cross-references are the caller's (ValidateTidal
+// for a scenario).
 Status ParseTidal(const Reader& r, const YAML::Node& tidal, TidalSpec* out);
 // A service's `autoscaler:` block (the HPA's target and policies) at `path`.
 Status ParseAutoscaler(const Reader& r, const YAML::Node& autoscaler, const std::string& path,

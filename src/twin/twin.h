@@ -157,6 +157,9 @@ class Twin : private AdmissionHost, private TwinOps {
   Status SetTeamQuota(int team, int gpus);
   // Changes the nominal GPU quota of a ClusterQueue in `flavor` ("" = its only GPU flavor).
   Status SetClusterQueueQuota(std::string_view cluster_queue, std::string_view flavor, int gpus);
+  // Sets (nullopt: removes) the GPU lendingLimit of a ClusterQueue in `flavor` (twin_control.cc).
+  Status SetClusterQueueLendingLimit(std::string_view cluster_queue, std::string_view flavor,
+                                     std::optional<int> gpus);
   // Replaces node `n`'s labels (what `kubectl label node` writes). Placement goes by pools and
   // GPU models, so a label does not move a node between pools.
   Status SetNodeLabels(model::NodeId n, std::map<std::string, std::string> labels);
@@ -236,6 +239,10 @@ class Twin : private AdmissionHost, private TwinOps {
   }
   std::vector<NodeWorkloadInfo> WorkloadsOn(model::NodeId n) const override;
   Status SetQueueGpuQuota(std::string_view queue, std::string_view flavor, int gpus) override;
+  Status SetQueueGpuLendingLimit(std::string_view queue, std::string_view flavor,
+                                 std::optional<int> gpus) override {
+    return SetClusterQueueLendingLimit(queue, flavor, gpus);
+  }
   Status Evict(model::NodeId n, model::WorkloadId w, SimDuration grace) override;
   Status Repair(model::NodeId n) override;
   bool Healthy(model::NodeId n) const override;
@@ -268,6 +275,7 @@ class Twin : private AdmissionHost, private TwinOps {
     *detail = runs_[id].reason_detail;
     return runs_[id].reason;
   }
+  bool AdmitsPerReplica(model::WorkloadId id) const override;  // twin_serving.cc.
 
   // Takes a new workload (an arrival or a submission; its id is already runs_.size()) into
   // the run list and the admission queue.

@@ -191,19 +191,45 @@ Status TwinClusterControl::PatchQueueQuota(std::string_view queue,
   if (current == q->quotas.end())
     return Status::NotFound(fmt::format("ClusterQueue {} has no {} quota in flavor {}", queue,
                                         quota.resource, quota.flavor));
-  if (quota.resource != "nvidia.com/gpu" || quota.borrowing_limit != current->borrowing_limit ||
-      quota.lending_limit != current->lending_limit)
+  if (quota.resource != "nvidia.com/gpu" || quota.borrowing_limit != current->borrowing_limit)
     return Status::InvalidArgument(fmt::format(
-        "ClusterQueue {}: the twin takes changes of the nvidia.com/gpu nominalQuota only", queue));
+        "ClusterQueue {}: the twin takes changes of the nvidia.com/gpu nominalQuota and "
+        "lendingLimit only",
+        queue));
   // Whole GPUs, as Kubernetes takes extended resources ("8", not "7.5" or "8000m").
-  int64_t gpus = -1;
-  const char* end = quota.nominal.data() + quota.nominal.size();
-  auto [p, ec] = std::from_chars(quota.nominal.data(), end, gpus);
-  if (ec != std::errc() || p != end || gpus < 0 || gpus > 1'000'000)
-    return Status::InvalidArgument(fmt::format(
-        "ClusterQueue {}: nominalQuota '{}' is not a whole number of GPUs", queue, quota.nominal));
-  return ops_.SetQueueGpuQuota(queue, ops_.governance_policy() ? quota.flavor : "",
-                               static_cast<int>(gpus));
+  auto whole = [&](std::string_view field, const std::string& text) -> Result<int> {
+    int64_t gpus = -1;
+    const char* end = text.data() + text.size();
+    auto [p, ec] = std::from_chars(text.data(), end, gpus);
+    if (ec != std::errc() || p != end || gpus < 0 || gpus > 1'000'000)
+      return Status::InvalidArgument(fmt::format(
+          "ClusterQueue {}: {} '{}' is not a whole number of GPUs", queue, field, text));
+    return static_cast<int>(gpus);
+  };
+  STEWARD_ASSIGN_OR_RETURN(const int nominal, whole("nominalQuota", quota.nominal));
+  // fifo-quota's one flavor is its team queue's, named by the queue alone.
+  const std::string_view flavor =
+      ops_.governance_policy() ? std::string_view(quota.flavor) : std::string_view();
+  if (quota.lending_limit == current->lending_limit)
+    return ops_.SetQueueGpuQuota(queue, flavor, nominal);
+  if (!ops_.governance_policy())
+    return Status::InvalidArgument(
+        fmt::format("queue {}: a fifo-quota team queue has no cohort, so no lendingLimit", queue));
+  std::optional<int> lending;
+  if (quota.lending_limit) {
+    STEWARD_ASSIGN_OR_RETURN(lending, whole("lendingLimit", *quota.lending_limit));
+    if (*lending > nominal)
+      return Status::InvalidArgument(fmt::format(
+          "ClusterQueue {}: lendingLimit {} above the nominalQuota {}", queue, *lending, nominal));
+  }
+  // In the order that keeps lendingLimit <= nominalQuota at every step.
+  const Result<int> before = whole("nominalQuota", current->nominal);
+  const bool nominal_first = !before.ok() || *before <= nominal;
+  if (nominal_first && (!before.ok() || *before != nominal))
+    STEWARD_RETURN_IF_ERROR(ops_.SetQueueGpuQuota(queue, flavor, nominal));
+  STEWARD_RETURN_IF_ERROR(ops_.SetQueueGpuLendingLimit(queue, flavor, lending));
+  if (!nominal_first) return ops_.SetQueueGpuQuota(queue, flavor, nominal);
+  return Status::Ok();
 }
 
 }  // namespace steward::twin

@@ -55,8 +55,9 @@ class TwinClusterControl final : public control::ClusterControl {
   Status Evict(const control::PodRef& pod, SimDuration grace, std::string_view reason) override;
   Status EmitEvent(const control::ObjectRef& object, std::string_view type,
                    std::string_view event_reason, std::string_view message) override;
-  // The twin takes nominalQuota changes of nvidia.com/gpu (whole GPUs) only, as its Kubernetes
-  // front does: other resources and limits are InvalidArgument unless unchanged.
+  // The twin takes changes of nvidia.com/gpu's nominalQuota and (a ClusterQueue in a cohort,
+  // under a Kueue policy) lendingLimit, in whole GPUs: other resources and the borrowingLimit
+  // are InvalidArgument unless unchanged, as is a lendingLimit above the nominalQuota.
   Status PatchQueueQuota(std::string_view queue, std::string_view resource_version,
                          const control::QueueQuota& quota, std::string_view reason) override;
 

@@ -146,6 +146,15 @@ Status Twin::SetQueueGpuQuota(std::string_view queue, std::string_view flavor, i
   return SetTeamQuota(team, gpus);
 }
 
+Status Twin::SetClusterQueueLendingLimit(std::string_view queue, std::string_view flavor,
+                                         std::optional<int> gpus) {
+  if (gpus && *gpus < 0) return Status::InvalidArgument(fmt::format("lendingLimit {} < 0", *gpus));
+  STEWARD_RETURN_IF_ERROR(admitter_->SetClusterQueueLendingLimit(queue, flavor, gpus));
+  ++quota_generation_;
+  RequestSchedule();
+  return Status::Ok();
+}
+
 SchedulerReport Twin::Scheduler() const {
   SchedulerReport r = admitter_->Scheduler();
   for (const TeamSpec& t : scenario_.teams)

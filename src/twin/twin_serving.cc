@@ -50,6 +50,12 @@ Status Twin::SetUpServing() {
   return Status::Ok();
 }
 
+bool Twin::AdmitsPerReplica(model::WorkloadId id) const {
+  if (!scenario_.policies.serving_per_replica || !serving_of_.count(id)) return false;
+  const model::Workload& w = runs_[id].spec;
+  return w.pod_sets.size() == 1 && w.pod_sets[0].gpus_per_pod > 0;
+}
+
 bool Twin::AcceptService(WorkloadRun& run) {
   auto label = run.spec.labels.find(std::string(kGeneratorLabel));
   if (label == run.spec.labels.end()) return false;
@@ -73,7 +79,13 @@ void Twin::Rescale(WorkloadRun& run, int desired) {
     ReleasePods(run, desired);
     RequestSchedule();
   } else if (static_cast<int>(run.pods.size()) < desired) {
-    MakePending(run.spec.id);
+    // A service admitted per replica that waits already keeps its place and the reason its
+    // last attempt gave (Kueue's pending pod Workloads keep theirs); its queue retries it
+    // when quota frees.
+    if (run.queued && AdmitsPerReplica(run.spec.id))
+      RequestSchedule();
+    else
+      MakePending(run.spec.id);
   }
 }
 

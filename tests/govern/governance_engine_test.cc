@@ -673,6 +673,60 @@ TEST(EngineTest, SetNominalQuotaWhileRunning) {
             Status::Code::kNotFound);
 }
 
+// The tidal controller's lendingLimit form: team-a (nominal 32, lendingLimit 0) lends nothing
+// to the cohort; team-b (nominal 8) can hold its own 8. Raising team-a's limit to 24 pools 24
+// of its 32 (8 stay local): team-b may take 8 + 24 = 32. Lowering it to 8 while team-b holds
+// 32 evicts nobody (Kueue does not on a quota change): team-b holds 24 beyond what the cohort
+// lends it now, has nothing available, and the excess shrinks what team-a itself may take.
+TEST(EngineTest, SetLendingLimitWhileRunning) {
+  auto e = MustEngine(TwoTeams(32, 8, ", lendingLimit: 0", "{}"));
+  EXPECT_EQ(e->Available("team-b", "h100", "nvidia.com/gpu"), 8);
+  EXPECT_EQ(e->MaxUsable("team-b", "h100", "nvidia.com/gpu"), 8);
+  ASSERT_TRUE(e->SetLendingLimit("team-a", "", "nvidia.com/gpu", 24).ok());
+  EXPECT_EQ(e->Available("team-b", "h100", "nvidia.com/gpu"), 32);
+  EXPECT_EQ(e->MaxUsable("team-b", "h100", "nvidia.com/gpu"), 32);
+  EXPECT_EQ(e->Available("team-a", "h100", "nvidia.com/gpu"), 40);  // 8 local + 32 pooled.
+  const ClusterQueue* a = e->policy().FindClusterQueue("team-a");
+  EXPECT_EQ(a->resource_groups[0].flavors[0].resources[0].lending_limit, 24);
+  MustAdmit(*e, WorkloadBuilder(1, "team-b").Gpus(8, 4).Build());  // 32: 24 borrowed.
+  EXPECT_EQ(e->Available("team-b", "h100", "nvidia.com/gpu"), 0);
+  ASSERT_TRUE(e->SetLendingLimit("team-a", "h100", "nvidia.com/gpu", 8).ok());
+  EXPECT_EQ(e->Usage("team-b", "h100", "nvidia.com/gpu"), 32);  // Nobody evicted.
+  EXPECT_EQ(e->Available("team-b", "h100", "nvidia.com/gpu"), 0);
+  // Kueue's arithmetic: the cohort (SQ 8 + 8 = 16) is 16 over (usage 32), and that comes off
+  // team-a's own 24 local GPUs: 24 - 16 = 8 it may still take without preemption, until the
+  // borrower gives back what it holds beyond the loan (the controller's evictions).
+  EXPECT_EQ(e->Available("team-a", "h100", "nvidia.com/gpu"), 8);
+  // Removed: everything team-a holds is lendable again (Kueue's default).
+  ASSERT_TRUE(e->SetLendingLimit("team-a", "", "nvidia.com/gpu", std::nullopt).ok());
+  EXPECT_EQ(e->MaxUsable("team-b", "h100", "nvidia.com/gpu"), 40);
+  // Kueue's validation: within [0, nominal]; the queue must be in a cohort.
+  Status high = e->SetLendingLimit("team-a", "", "nvidia.com/gpu", 33);
+  EXPECT_EQ(high.code(), Status::Code::kInvalidArgument) << high.ToString();
+  EXPECT_EQ(e->SetLendingLimit("team-a", "", "nvidia.com/gpu", -1).code(),
+            Status::Code::kInvalidArgument);
+  EXPECT_EQ(e->SetLendingLimit("nope", "", "nvidia.com/gpu", 4).code(), Status::Code::kNotFound);
+  auto alone = MustEngine(R"(apiVersion: kueue.x-k8s.io/v1beta1
+kind: ResourceFlavor
+metadata: {name: h100}
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: ClusterQueue
+metadata: {name: solo}
+spec:
+  namespaceSelector: {}
+  resourceGroups:
+  - coveredResources: ["nvidia.com/gpu"]
+    flavors:
+    - name: h100
+      resources:
+      - {name: nvidia.com/gpu, nominalQuota: 8}
+)");
+  Status no_cohort = alone->SetLendingLimit("solo", "", "nvidia.com/gpu", 4);
+  EXPECT_EQ(no_cohort.code(), Status::Code::kInvalidArgument) << no_cohort.ToString();
+  EXPECT_NE(no_cohort.message().find("cohort"), std::string::npos) << no_cohort.message();
+}
+
 // reclaimWithinCohort: LowerPriority. team-a (nominal 4) holds w1 (prio 20, 4 GPUs, within
 // nominal), w2 (prio 5, 2 GPUs) and w3 (prio 20, 2 GPUs), both borrowed from team-b. team-b's
 // priority-10 workload may take back only what lower-priority work holds: w2.

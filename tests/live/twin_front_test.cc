@@ -204,5 +204,45 @@ TEST_F(TwinFrontTest, QueueQuotaPatchCarriesTheVersionRead) {
             "12");
 }
 
+// The tidal controller's lendingLimit form on a live cluster: the same merge patch of
+// spec.resourceGroups as a nominal change, with the resource's lendingLimit set (or removed),
+// resourceVersion-checked; the twin's front applies it to the ClusterQueue Kueue admits by.
+TEST_F(TwinFrontTest, QueueLendingLimitPatchReachesTheClusterQueue) {
+  auto client = Client(kubeconfig_);
+  auto cache_or = ClusterCache::Start(client.get(), {});
+  ASSERT_TRUE(cache_or.ok()) << cache_or.status().ToString();
+  ClusterCache& cache = **cache_or;
+  ASSERT_TRUE(cache.WaitForSync(std::chrono::seconds(20)));
+  LiveClusterControl control(client.get(), &cache, {});
+  auto team_b = [&] {
+    for (const control::QueueInfo& i : control.ClusterQueues())
+      if (i.name == "team-b") return i;
+    return control::QueueInfo{};
+  };
+  control::QueueInfo q = team_b();
+  ASSERT_EQ(q.quotas.size(), 1u);
+  EXPECT_FALSE(q.quotas[0].lending_limit.has_value());  // Everything lendable.
+  control::QueueQuota quota = q.quotas[0];
+  quota.lending_limit = "0";
+  Status s = control.PatchQueueQuota("team-b", q.resource_version, quota, "tidal-lend");
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  ASSERT_TRUE(Eventually([&] { return team_b().quotas[0].lending_limit == "0"; }));
+  ApiResult now = client->Get("/apis/kueue.x-k8s.io/v1beta1/clusterqueues/team-b");
+  ASSERT_TRUE(now.ok());
+  const json& r = now.value()["spec"]["resourceGroups"][0]["flavors"][0]["resources"][0];
+  EXPECT_EQ(r["lendingLimit"], "0");
+  EXPECT_EQ(r["nominalQuota"], "8");
+  // Above the nominal quota: Kueue's validation refuses it, nothing changes.
+  q = team_b();
+  quota.lending_limit = "16";
+  EXPECT_FALSE(control.PatchQueueQuota("team-b", q.resource_version, quota, "tidal-lend").ok());
+  EXPECT_EQ(team_b().quotas[0].lending_limit, std::optional<std::string>("0"));
+  // Removed: the key leaves the patch's resource, and the queue lends everything again.
+  quota.lending_limit.reset();
+  s = control.PatchQueueQuota("team-b", q.resource_version, quota, "tidal-reclaim");
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  ASSERT_TRUE(Eventually([&] { return !team_b().quotas[0].lending_limit.has_value(); }));
+}
+
 }  // namespace
 }  // namespace steward::live

@@ -55,6 +55,26 @@ TEST(TidalConfigTest, ReadsTheScenarioSectionTheSplitAndTheServices) {
   EXPECT_EQ(s.line, 10);
 }
 
+// The lendingLimit form on a live cluster: the same key as a scenario's; nominal by default.
+TEST(TidalConfigTest, ReadsHowTheLoanIsMade) {
+  Result<LiveTidalConfig> c = ParseTidalConfig(kConfig, "t.yaml");
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->options.lend_by, tidal::LendBy::kNominal);
+  std::string text = kConfig;
+  const std::string reserve = "  reserve: 16";
+  text.replace(text.find(reserve), reserve.size(), "  lend_by: lending-limit");
+  c = ParseTidalConfig(text, "t.yaml");
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->options.lend_by, tidal::LendBy::kLendingLimit);
+  text.replace(text.find("lending-limit"), 13, "quota");
+  c = ParseTidalConfig(text, "t.yaml");
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.status().message().find("t.yaml:4:12: tidal.lend_by: must be 'nominal' or "
+                                      "'lending-limit'"),
+            std::string::npos)
+      << c.status().message();
+}
+
 TEST(TidalConfigTest, TheExampleReads) {
   Result<LiveTidalConfig> c = LoadTidalConfig(STEWARD_SOURCE_DIR "/examples/tidal/operate.yaml");
   ASSERT_TRUE(c.ok()) << c.status().ToString();

@@ -16,6 +16,8 @@ class FakeControl final : public control::ClusterControl {
  public:
   SimTime now;
   std::map<std::string, int> nominal = {{"serving", 96}, {"training", 32}};
+  std::map<std::string, int> lending_limit;  // GPU lendingLimits set (none: unset).
+  std::string cohort;                        // Both queues' cohort ("" = none).
   uint64_t version = 1;
   int aborts_left = 0;  // The next PatchQueueQuota calls answer 409.
   std::map<std::string, std::vector<control::PodInfo>> pods;  // By node.
@@ -64,11 +66,14 @@ class FakeControl final : public control::ClusterControl {
   }
   std::vector<control::QueueInfo> ClusterQueues() const override {
     std::vector<control::QueueInfo> out;
-    for (const auto& [q, n] : nominal)
+    for (const auto& [q, n] : nominal) {
       out.push_back({q,
-                     "",
+                     cohort,
                      std::to_string(version),
                      {{"default-flavor", "nvidia.com/gpu", std::to_string(n), {}, {}}}});
+      if (auto ll = lending_limit.find(q); ll != lending_limit.end())
+        out.back().quotas[0].lending_limit = std::to_string(ll->second);
+    }
     return out;
   }
   Status PatchQueueQuota(std::string_view queue, std::string_view rv,
@@ -79,9 +84,23 @@ class FakeControl final : public control::ClusterControl {
       return Status::Aborted("conflict");
     }
     if (rv != std::to_string(version)) return Status::Aborted("stale");
-    nominal[std::string(queue)] = std::stoi(quota.nominal);
     ++version;
-    patches.push_back(std::string(queue) + "=" + quota.nominal);
+    const std::string q(queue);
+    auto ll = lending_limit.find(q);
+    const std::optional<int> before =
+        ll == lending_limit.end() ? std::nullopt : std::optional<int>(ll->second);
+    const std::optional<int> after =
+        quota.lending_limit ? std::optional<int>(std::stoi(*quota.lending_limit)) : std::nullopt;
+    if (before != after) {
+      if (after)
+        lending_limit[q] = *after;
+      else
+        lending_limit.erase(q);
+      patches.push_back(q + " lendingLimit=" + quota.lending_limit.value_or("none"));
+      if (std::stoi(quota.nominal) == nominal[q]) return Status::Ok();
+    }
+    nominal[q] = std::stoi(quota.nominal);
+    patches.push_back(q + "=" + quota.nominal);
     return Status::Ok();
   }
   Status Cordon(std::string_view, bool, std::string_view) override { return Status::Ok(); }
@@ -383,6 +402,75 @@ TEST(TidalControllerTest, WithGrowBackShrunkBorrowersGrowWhenLentAgain) {
   for (int i = 7; i <= 12; ++i) EXPECT_EQ(c.Workers("elastic" + std::to_string(i)), 8) << i;
   ASSERT_EQ(c.resizes.size(), 12u);
   EXPECT_EQ(c.resizes[6], std::make_pair(std::string("training/elastic10"), 8));
+}
+
+// The lendingLimit form (Kueue's pattern): serving and training in one cohort, serving's
+// nominal quota stays 96 and its lendingLimit is what it lends; training's nominal stays 32 and
+// it borrows through the cohort. The same loan and the same reclaim as moving nominal quota.
+TEST(TidalControllerTest, TheLendingLimitFormLendsThroughTheCohort) {
+  FakeControl c;
+  c.cohort = "tidal";
+  c.lending_limit = {{"serving", 0}};  // The static split lends nothing.
+  TidalOptions o = Options();
+  o.lend_by = LendBy::kLendingLimit;
+  TidalController tidal(c, o);
+  for (c.now = kSimStart; c.now <= kSimStart + Hours(24) + Minutes(1); c.now = c.now + Minutes(1))
+    ASSERT_TRUE(tidal.Step({Chat(6)}).ok());
+  // Night: serving keeps 24 GPUs (6 replicas + a step of 6, x 2): it lends 72, nine nodes.
+  EXPECT_EQ(c.patches, (std::vector<std::string>{"serving lendingLimit=72"}));
+  EXPECT_EQ(c.nominal["serving"], 96);
+  EXPECT_EQ(c.nominal["training"], 32);
+  EXPECT_EQ(tidal.stats().lent_gpus, 72);
+  // Training borrows all of it (104 GPUs); an unforecast burst: serving needs 80 GPUs, so the
+  // cohort may lend 16; training may hold 32 + 16 = 48, 56 over: 7 checkpointing jobs go.
+  c.AddBorrowers(/*first_elastic=*/13);
+  c.now = c.now + Minutes(1);
+  ASSERT_TRUE(tidal.Step({Chat(20)}).ok());
+  EXPECT_EQ(c.patches.back(), "serving lendingLimit=16");
+  EXPECT_EQ(c.nominal["training"], 32);
+  ASSERT_EQ(c.evictions.size(), 7u);
+  for (const auto& e : c.evictions) {
+    EXPECT_NE(e.pod, "nockpt-0");
+    EXPECT_EQ(e.grace, Seconds(120));
+  }
+  EXPECT_EQ(tidal.stats().reclaims, 1);
+  EXPECT_EQ(tidal.stats().gpus_reclaimed, 56);
+}
+
+// Restarted while lending by lendingLimit: what serving lends is the limit as found (none set:
+// all of its nominal), and without a forecast it is taken back.
+TEST(TidalControllerTest, TheLendingLimitFormReadsTheLoanFromTheLimit) {
+  FakeControl c;
+  c.cohort = "tidal";
+  c.lending_limit = {{"serving", 40}};
+  TidalOptions o = Options();
+  o.lend_by = LendBy::kLendingLimit;
+  TidalController tidal(c, o);
+  c.now = kSimStart + Hours(30);
+  ASSERT_TRUE(tidal.Step({Chat(6)}).ok());
+  EXPECT_EQ(c.patches, (std::vector<std::string>{"serving lendingLimit=0"}));
+  EXPECT_EQ(tidal.stats().gpus_reclaimed, 40);
+
+  FakeControl unset;  // No lendingLimit: the cohort may borrow all 96.
+  unset.cohort = "tidal";
+  TidalController again(unset, o);
+  unset.now = kSimStart + Hours(30);
+  ASSERT_TRUE(again.Step({Chat(6)}).ok());
+  EXPECT_EQ(unset.patches, (std::vector<std::string>{"serving lendingLimit=0"}));
+  EXPECT_EQ(again.stats().gpus_reclaimed, 96);
+}
+
+// Without a cohort shared by both queues there is nothing to lend through: an error, no patch.
+TEST(TidalControllerTest, TheLendingLimitFormNeedsOneCohort) {
+  FakeControl c;  // No cohort.
+  TidalOptions o = Options();
+  o.lend_by = LendBy::kLendingLimit;
+  TidalController tidal(c, o);
+  c.now = kSimStart;
+  Status s = tidal.Step({Chat(6)});
+  EXPECT_EQ(s.code(), Status::Code::kFailedPrecondition) << s.ToString();
+  EXPECT_NE(s.message().find("one cohort"), std::string::npos) << s.message();
+  EXPECT_TRUE(c.patches.empty());
 }
 
 }  // namespace

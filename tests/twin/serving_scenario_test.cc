@@ -53,6 +53,24 @@ tidal: {lend_to: training, reserve: 8, forecast: {days: 2, bucket_minutes: 30}}
   EXPECT_EQ(s->tidal.forecast_days, 2);
 }
 
+TEST(ServingScenarioTest, ReadsTheLendingLimitForm) {
+  auto s = Parse(R"(    traffic: {peak_rps: 100}
+    capacity_per_replica: 20
+policies: {governance: [q.yaml], serving_admission: per-replica}
+tidal: {lend_from: serving, lend_to: training, lend_by: lending-limit}
+)");
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_TRUE(s->policies.serving_per_replica);
+  EXPECT_TRUE(s->tidal.lend_by_lending_limit);
+  // Defaults: services at their peak, nominal quota moved.
+  auto d = Parse(
+      "    traffic: {peak_rps: 100}\n    capacity_per_replica: 20\n"
+      "tidal: {lend_to: training}\n");
+  ASSERT_TRUE(d.ok()) << d.status().ToString();
+  EXPECT_FALSE(d->policies.serving_per_replica);
+  EXPECT_FALSE(d->tidal.lend_by_lending_limit);
+}
+
 TEST(ServingScenarioTest, WithoutTrafficNothingChanges) {
   auto s = Parse("");
   ASSERT_TRUE(s.ok());
@@ -97,6 +115,21 @@ TEST(ServingScenarioTest, ErrorsNameTheField) {
        "    traffic: {peak_rps: 1}\n    capacity_per_replica: 1\n"
        "tidal: {lend_to: training, forecast: {bucket_minutes: 7}}\n",
        "tidal.forecast.bucket_minutes: must be a whole number of minutes that divides a day"},
+      {"tidal lend_by value",
+       "    traffic: {peak_rps: 1}\n    capacity_per_replica: 1\n"
+       "tidal: {lend_to: training, lend_by: borrowing}\n",
+       "tidal.lend_by: must be 'nominal' or 'lending-limit'"},
+      {"lending-limit under fifo-quota",
+       "    traffic: {peak_rps: 1}\n    capacity_per_replica: 1\n"
+       "tidal: {lend_to: training, lend_by: lending-limit}\n",
+       "tidal.lend_by: lending-limit lends through a Kueue cohort: needs policies.governance"},
+      {"lending-limit with services at their peak",
+       "    traffic: {peak_rps: 1}\n    capacity_per_replica: 1\n"
+       "policies: {governance: [q.yaml]}\n"
+       "tidal: {lend_to: training, lend_by: lending-limit}\n",
+       "tidal.lend_by: lending-limit needs policies.serving_admission: per-replica"},
+      {"serving_admission value", "policies: {serving_admission: per-pod}\n",
+       "policies.serving_admission: must be 'peak' or 'per-replica'"},
   };
   for (const Case& c : cases) {
     auto s = Parse(c.extra);

@@ -136,6 +136,9 @@ TEST(TwinClusterControlTest, QueueQuotasAreReadAndPatchedWithTheirVersion) {
   q.borrowing_limit = "2";  // The twin takes nominal GPU quota only.
   EXPECT_EQ(c.PatchQueueQuota("a", now, q, "test").code(), Status::Code::kInvalidArgument);
   q.borrowing_limit.reset();
+  q.lending_limit = "2";  // A fifo-quota team queue has no cohort to lend to.
+  EXPECT_EQ(c.PatchQueueQuota("a", now, q, "test").code(), Status::Code::kInvalidArgument);
+  q.lending_limit.reset();
   q.nominal = "2.5";
   EXPECT_EQ(c.PatchQueueQuota("a", now, q, "test").code(), Status::Code::kInvalidArgument);
 }
