@@ -123,16 +123,35 @@ Status Operator::StepTidal(SimTime now) {
   Status read = tidal_primed_ ? Status::Ok() : PrimeTidal(now);
   Result<std::vector<control::ServiceLoad>> loads =
       read.ok() ? rates_->Read() : Result<std::vector<control::ServiceLoad>>(read);
+  const SimDuration failsafe = options_.tidal->reclaim_after_hold;
   if (!loads.ok()) {
     // Hold: no step, so nothing is lent (nor a forecast fed) on a number that is not there.
     ++stats_.tidal_holds;
     fmt::print(stderr, "steward operate: tidal holds: {}\n", loads.status().message());
     if (!tidal_holding_) {
       tidal_holding_ = true;
+      tidal_hold_since_ = now;
+      tidal_failsafe_next_ = now + failsafe;
+      const std::string then =
+          failsafe.micros() > 0
+              ? fmt::format("; after {:g} minutes without it every lent GPU is taken back",
+                            failsafe.ToSeconds() / 60)
+              : std::string();
       Note(gate_->EmitEvent({"ClusterQueue", "", queue}, "Warning", "TidalHold",
                             fmt::format("tidal lending holds (nothing lent or taken back) until "
-                                        "the demand reads again: {}",
-                                        loads.status().message())));
+                                        "the demand reads again{}: {}",
+                                        then, loads.status().message())));
+    }
+    if (failsafe.micros() > 0 && now >= tidal_failsafe_next_) {
+      // The fail-safe: blind for too long, serving gets its whole split back (and borrowers
+      // beyond their quota are evicted over the following periods, as after any reclaim).
+      tidal_failsafe_next_ = now + tidal_->options().period;
+      ++stats_.tidal_failsafe_reclaims;
+      const std::string why = fmt::format("no demand reading for {:g} minutes",
+                                          (now - tidal_hold_since_).ToSeconds() / 60);
+      fmt::print(stderr, "steward operate: tidal fail-safe: {}; taking every lent GPU back\n", why);
+      Note(tidal_->ReclaimAll(why));
+      stats_.tidal_lent_gpus = tidal_->stats().lent_gpus;
     }
     return loads.status();
   }

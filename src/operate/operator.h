@@ -106,6 +106,7 @@ class Operator {
     int64_t stack_findings = 0, tenant_alerts = 0;
     int64_t reclaim_notices = 0, reclaims = 0;
     int64_t tidal_steps = 0, tidal_holds = 0;  // Holds: tidal periods without a usable reading.
+    int64_t tidal_failsafe_reclaims = 0;       // Holds past reclaim_after_hold that took all back.
     bool tidal = false;                        // Tidal lending configured.
     int64_t tidal_lent_gpus = -1;              // As of the last step (-1: no step yet).
     int64_t errors = 0;
@@ -154,6 +155,8 @@ class Operator {
   SimTime tidal_next_ = SimTime::Never();
   bool tidal_primed_ = false;
   bool tidal_holding_ = false;
+  SimTime tidal_hold_since_ = SimTime::Never();  // The first hold of the current outage.
+  SimTime tidal_failsafe_next_ = SimTime::Never();
   std::map<std::pair<std::string, std::string>, int> last_xid_;     // (node, gpu) -> XID seen.
   std::map<std::string, std::set<std::string>> conditions_;         // node -> fault conditions.
   std::set<std::pair<std::string, std::string>> seen_annotations_;  // (node, key=value).

@@ -49,8 +49,9 @@ Status ParseService(const Reader& r, const YAML::Node& n, const std::string& pat
 }
 
 Status ParseRoot(const Reader& r, const YAML::Node& root, LiveTidalConfig* c) {
-  STEWARD_RETURN_IF_ERROR(
-      r.CheckKeys(root, "", {"tidal", "static_split", "services", "prime_from_history"}));
+  STEWARD_RETURN_IF_ERROR(r.CheckKeys(
+      root, "",
+      {"tidal", "static_split", "services", "prime_from_history", "reclaim_after_hold_minutes"}));
   const YAML::Node t = root["tidal"];
   if (!t) return r.Error(root, "tidal", "is required");
   twin::TidalSpec spec;
@@ -78,6 +79,12 @@ Status ParseRoot(const Reader& r, const YAML::Node& root, LiveTidalConfig* c) {
   c->options.serving_quota = from;
   c->options.borrower_quota = to;
   STEWARD_RETURN_IF_ERROR(r.Get(root, "prime_from_history", "", &c->prime_from_history));
+  double hold_minutes = 0;
+  STEWARD_RETURN_IF_ERROR(r.Get(root, "reclaim_after_hold_minutes", "", &hold_minutes));
+  if (!(hold_minutes >= 0) || hold_minutes > 7 * 24 * 60)
+    return r.Error(root["reclaim_after_hold_minutes"], "reclaim_after_hold_minutes",
+                   "must lie in [0, 10080] (0: a hold keeps the loan)");
+  c->reclaim_after_hold = SecondsF(hold_minutes * 60);
 
   const YAML::Node services = root["services"];
   if (!services || !services.IsSequence() || services.size() == 0)

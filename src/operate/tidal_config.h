@@ -7,6 +7,7 @@
 //           forecast: {days: 3, bucket_minutes: 15},
 //           lead_time: {save_seconds: 120, restart_seconds: 90}, period_minutes: 1}
 //   static_split: {lend_from_gpus: 96, lend_to_gpus: 32}
+//   reclaim_after_hold_minutes: 10   # optional: take the loan back after 10 minutes blind
 //   services:
 //     - name: serving/chat
 //       query: sum(rate(http_requests_total{namespace="serving",service="chat"}[1m]))
@@ -55,6 +56,10 @@ struct LiveTidalConfig {
   // Prime each forecast from its query's history in Prometheus on start (query_range over the
   // forecast's days), so lending need not wait a day after every restart.
   bool prime_from_history = true;
+  // The fail-safe of a hold: after this long without a usable demand reading, take every lent
+  // GPU back (TidalController::ReclaimAll), each period until the demand reads again. Zero (the
+  // default): a hold keeps the loan as it stands, as serving's safety then rests on the reserve.
+  SimDuration reclaim_after_hold;
 };
 
 Result<LiveTidalConfig> ParseTidalConfig(std::string_view yaml_text, std::string_view source);

@@ -233,12 +233,47 @@ Status TidalController::EvictBeyondQuota(int borrower_quota) {
   return first;
 }
 
-Status TidalController::Step(const std::vector<ServiceLoad>& services) {
-  const SimTime now = control_.Now();
+void TidalController::Account(SimTime now) {
   if (!last_step_.is_never() && now > last_step_)
     stats_.gpu_hours_lent += stats_.lent_gpus * (now - last_step_).ToHours();
   stats_.gpu_hours_reclaimed = reclaimed_.GpuHours(now);
   last_step_ = now;
+}
+
+Status TidalController::ReadSplit(const Queues& q) {
+  if (serving_base_) return Status::Ok();
+  serving_base_ =
+      options_.serving_quota ? options_.serving_quota : WholeGpus(GpuQuota(*q.from)->nominal);
+  borrower_base_ =
+      options_.borrower_quota ? options_.borrower_quota : WholeGpus(GpuQuota(*q.to)->nominal);
+  if (!serving_base_ || !borrower_base_) {
+    serving_base_.reset();
+    return Status::InvalidArgument(
+        "tidal: the lending queues' GPU quotas are not whole numbers of GPUs");
+  }
+  for (const control::NodeInfo& n : control_.Nodes())
+    node_gpus_ = std::max(node_gpus_, n.gpu_capacity);
+  if (options_.lend_by == LendBy::kLendingLimit) {
+    // What the serving queue lends now is its lendingLimit (none set: all of its nominal).
+    const control::QueueQuota& gpu = *GpuQuota(*q.from);
+    const std::optional<int> lending =
+        gpu.lending_limit ? WholeGpus(*gpu.lending_limit) : WholeGpus(gpu.nominal);
+    if (!lending)
+      return Status::InvalidArgument(
+          "tidal: the serving queue's GPU lendingLimit is not a whole number of GPUs");
+    stats_.lent_gpus = std::min(*lending, *serving_base_);
+  } else if (options_.serving_quota) {
+    // A stated split below which the serving queue was found (a restart while lending): that
+    // much is lent now, so the steps below keep or take it back.
+    const std::optional<int> found = WholeGpus(GpuQuota(*q.from)->nominal);
+    if (found && *found < *serving_base_) stats_.lent_gpus = *serving_base_ - *found;
+  }
+  return Status::Ok();
+}
+
+Status TidalController::Step(const std::vector<ServiceLoad>& services) {
+  const SimTime now = control_.Now();
+  Account(now);
 
   // 1. Demand, into each service's forecast.
   const SimTime horizon = now + options_.lead_time() + options_.period * 2;
@@ -261,43 +296,33 @@ Status TidalController::Step(const std::vector<ServiceLoad>& services) {
 
   // 2. The static split, as first read.
   STEWARD_ASSIGN_OR_RETURN(Queues q, ReadQueues());
-  if (!serving_base_) {
-    serving_base_ =
-        options_.serving_quota ? options_.serving_quota : WholeGpus(GpuQuota(*q.from)->nominal);
-    borrower_base_ =
-        options_.borrower_quota ? options_.borrower_quota : WholeGpus(GpuQuota(*q.to)->nominal);
-    if (!serving_base_ || !borrower_base_)
-      return Status::InvalidArgument(
-          "tidal: the lending queues' GPU quotas are not whole numbers of GPUs");
-    for (const control::NodeInfo& n : control_.Nodes())
-      node_gpus_ = std::max(node_gpus_, n.gpu_capacity);
-    if (options_.lend_by == LendBy::kLendingLimit) {
-      // What the serving queue lends now is its lendingLimit (none set: all of its nominal).
-      const control::QueueQuota& gpu = *GpuQuota(*q.from);
-      const std::optional<int> lending =
-          gpu.lending_limit ? WholeGpus(*gpu.lending_limit) : WholeGpus(gpu.nominal);
-      if (!lending)
-        return Status::InvalidArgument(
-            "tidal: the serving queue's GPU lendingLimit is not a whole number of GPUs");
-      stats_.lent_gpus = std::min(*lending, *serving_base_);
-    } else if (options_.serving_quota) {
-      // A stated split below which the serving queue was found (a restart while lending): that
-      // much is lent now, so the steps below keep or take it back.
-      const std::optional<int> found = WholeGpus(GpuQuota(*q.from)->nominal);
-      if (found && *found < *serving_base_) stats_.lent_gpus = *serving_base_ - *found;
-    }
-  }
+  STEWARD_RETURN_IF_ERROR(ReadSplit(q));
 
   // 3. What may be lent now.
   last_need_ = demand.empty() ? std::nullopt : ServingNeed(demand, options_.reserve_gpus);
   const int target = last_need_ ? LendTarget(*serving_base_, *last_need_, node_gpus_) : 0;
+  const std::string reason =
+      fmt::format("tidal: serving keeps {} GPUs (forecast + reserve); {} lends {}",
+                  last_need_.value_or(*serving_base_), options_.lend_from, target);
+  return Act(target, reason, now);
+}
+
+Status TidalController::ReclaimAll(std::string_view why) {
+  const SimTime now = control_.Now();
+  Account(now);
+  STEWARD_ASSIGN_OR_RETURN(Queues q, ReadQueues());
+  STEWARD_RETURN_IF_ERROR(ReadSplit(q));
+  return Act(0,
+             fmt::format("tidal: {}; serving keeps its whole static split ({} GPUs); {} lends 0",
+                         why, *serving_base_, options_.lend_from),
+             now);
+}
+
+Status TidalController::Act(int target, std::string_view reason, SimTime now) {
   Status first;
   if (target != stats_.lent_gpus) {
     const bool lend = target > stats_.lent_gpus;
     control::IntentScope intent(control_, lend ? "tidal-lend" : "tidal-reclaim");
-    const std::string reason =
-        fmt::format("tidal: serving keeps {} GPUs (forecast + reserve); {} lends {}",
-                    last_need_.value_or(*serving_base_), options_.lend_from, target);
     Status s = options_.lend_by == LendBy::kLendingLimit ? SetLendingLimit(target, reason)
                                                          : MoveQuota(target, reason);
     if (s.ok()) {

@@ -102,6 +102,11 @@ class TidalController {
   // One control step at control.Now(). An error is the first failed action (the step goes on
   // with the next).
   Status Step(const std::vector<ServiceLoad>& services);
+  // Takes every lent GPU back: serving keeps its whole static split, and borrowers beyond their
+  // quota shrink or are evicted as after any reclaim (the fail-safe of a live controller whose
+  // demand signal has been missing too long; `why` goes into the reason). Call it each period
+  // while that lasts: later calls evict what the first one's lead time left running.
+  Status ReclaimAll(std::string_view why);
   // Feeds a past reading of a service into its forecast without acting (a live controller
   // primed from the request-rate metric's history need not wait a day). Times must not go
   // backwards, nor come after a Step's.
@@ -120,6 +125,13 @@ class TidalController {
     std::vector<control::QueueInfo> all;
   };
   Result<Queues> ReadQueues() const;
+  // The static split (and the loan found in place), read once, at the first step.
+  Status ReadSplit(const Queues& q);
+  // Integrates the lent GPU-hours up to `now`.
+  void Account(SimTime now);
+  // Lends or takes back to `target` GPUs, then evicts beyond quota after a reclaim or grows
+  // shrunk borrowers back (steps 3-5 of Step).
+  Status Act(int target, std::string_view reason, SimTime now);
   // Changes the GPU quota of `queue` with `change` (re-read, then patched unless `change` leaves
   // it as it is; one retry on a 409).
   Status PatchGpuQuota(const std::string& queue,

@@ -247,4 +247,22 @@ wait "$operate_pid" 2>/dev/null || true
 if sed -n '/TidalHold/,$p' "$tmp/running.out" | grep -q "quota"; then
   fail "patched a quota while holding: $(cat "$tmp/running.out")"
 fi
-echo "operate --tidal planned, lent, took back, lent again and held on the twin's API front"
+
+# --- The fail-safe: blind past reclaim_after_hold_minutes, the loan comes back ---------------
+# Prometheus is still down. With the fail-safe at 3 s, a new operate (told the static split, so
+# it knows 16 GPUs are lent) holds, then moves serving's quota back to 32 and training's to 16.
+{ cat "$tmp/running.yaml"; echo "reclaim_after_hold_minutes: 0.05"; } >"$tmp/failsafe.yaml"
+"$bin" operate --kubeconfig "$kc" --prometheus "$prom_url" --tidal "$tmp/failsafe.yaml" \
+  --interval 1 --no-stack-health --no-idle-reclaim --alert-tenant-share 0 --apply \
+  --audit "$tmp/audit.db" >"$tmp/failsafe.out" 2>"$tmp/failsafe.err" &
+operate_pid=$!
+pids+=($operate_pid)
+returned() { [ "$(nominal serving)/$(nominal training)" = 32/16 ]; }
+wait_until 60 "the fail-safe takes the 16 lent GPUs back" returned
+kill -TERM "$operate_pid"
+wait "$operate_pid" 2>/dev/null || true
+grep -q "tidal fail-safe: no demand reading for .* minutes; taking every lent GPU back" \
+  "$tmp/failsafe.err" || fail "no fail-safe line: $(cat "$tmp/failsafe.err")"
+grep -q "after 0.05 minutes without it every lent GPU is taken back" "$tmp/failsafe.out" ||
+  fail "the hold's Event does not announce the fail-safe: $(cat "$tmp/failsafe.out")"
+echo "operate --tidal planned, lent, took back, lent again, held and failed safe on the twin's API front"

@@ -44,6 +44,7 @@ TEST(TidalConfigTest, ReadsTheScenarioSectionTheSplitAndTheServices) {
   EXPECT_EQ(o.serving_quota, 96);
   EXPECT_EQ(o.borrower_quota, 32);
   EXPECT_TRUE(c->prime_from_history);
+  EXPECT_EQ(c->reclaim_after_hold, SimDuration());  // A hold keeps the loan by default.
   ASSERT_EQ(c->services.size(), 1u);
   const LiveService& s = c->services[0];
   EXPECT_EQ(s.name, "serving/chat");
@@ -91,6 +92,20 @@ std::string ErrorOf(const std::string& from, const std::string& to) {
   Result<LiveTidalConfig> c = ParseTidalConfig(text, "t.yaml");
   EXPECT_FALSE(c.ok()) << text;
   return c.ok() ? "" : c.status().message();
+}
+
+// The hold's fail-safe: minutes without a demand reading before the loan is taken back.
+TEST(TidalConfigTest, ReadsTheHoldsFailSafe) {
+  Result<LiveTidalConfig> c =
+      ParseTidalConfig(std::string(kConfig) + "reclaim_after_hold_minutes: 2.5\n", "t.yaml");
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->reclaim_after_hold, Seconds(150));
+  Result<LiveTidalConfig> bad =
+      ParseTidalConfig(std::string(kConfig) + "reclaim_after_hold_minutes: -1\n", "t.yaml");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("t.yaml:17:29: reclaim_after_hold_minutes: must lie in"),
+            std::string::npos)
+      << bad.status().message();
 }
 
 TEST(TidalConfigTest, MistakesNameFileLineAndField) {

@@ -292,6 +292,30 @@ TEST(TidalControllerTest, ReclaimEvictsLeastLostWorkWithTheSaveAsGrace) {
   EXPECT_NEAR(tidal.GpuHoursReclaimed(c.now + Minutes(59)), 56.0, 1e-9);
 }
 
+// The live fail-safe (no demand reading for too long): everything lent comes back at once, the
+// borrower's quota first, and borrowers beyond it are evicted as after any reclaim; further
+// calls while it lasts patch nothing more.
+TEST(TidalControllerTest, ReclaimAllTakesTheWholeLoanBack) {
+  FakeControl c;
+  TidalController tidal(c, Options());
+  ASSERT_NO_FATAL_FAILURE(LendThroughTheFirstDay(c, tidal));
+  c.AddBorrowers(/*first_elastic=*/13);  // Training runs its 104 GPUs.
+  c.patches.clear();
+  c.now = c.now + Minutes(1);
+  ASSERT_TRUE(tidal.ReclaimAll("no demand reading for 10 minutes").ok());
+  EXPECT_EQ(c.lent(), 0);
+  EXPECT_EQ(c.patches, (std::vector<std::string>{"training=32", "serving=96"}));
+  EXPECT_EQ(tidal.stats().lent_gpus, 0);
+  EXPECT_EQ(tidal.stats().gpus_reclaimed, 72);
+  // Training's quota is 32 of the 104 GPUs it runs: 72 over, 9 checkpointing 8-GPU jobs go.
+  ASSERT_EQ(c.evictions.size(), 9u);
+  for (const auto& e : c.evictions) EXPECT_NE(e.pod, "nockpt-0");
+  c.now = c.now + Minutes(1);
+  ASSERT_TRUE(tidal.ReclaimAll("no demand reading for 11 minutes").ok());
+  EXPECT_EQ(c.patches.size(), 2u);
+  EXPECT_EQ(c.evictions.size(), 9u);  // Those saving are not counted again.
+}
+
 TEST(TidalControllerTest, AConflictIsReReadAndRetried) {
   FakeControl c;
   TidalController tidal(c, Options());
