@@ -752,23 +752,9 @@ class KueueAdmitter final : public Admitter {
       req.pod_sets[0].count = 1;
       govern::Decision d = engine_->TryAdmit(req, host.Now());
       if (!allow_borrow && d.borrows) return Outcome::kBorrowsLater;
-      if (d.mode == govern::AdmissionMode::kNeedsPreemption) {
-        if (!PreemptFor(host, id, d)) return Outcome::kFailed;
-        d = engine_->TryAdmit(req, host.Now());
-      }
-      if (d.mode != govern::AdmissionMode::kFit) {
-        Refused(host, id, req, d);
-        return Outcome::kFailed;
-      }
-      Pin(host, id, d);
       bool done = false;
-      const int placed = host.TryPlace(id, per_pod, &done);
-      if (placed == 0) {  // Quota fits, no node does: the host set the reason.
-        queues_[d.cluster_queue_index].placement_blocked = true;
-        last_reason_ = host.PendingReasonOf(id, &last_detail_);
-        return Outcome::kFailed;
-      }
-      if (!engine_->Admit(req, d, host.Now()).ok()) return Outcome::kFailed;
+      const int placed = PlaceAndAdmit(host, id, req, d, per_pod, &done);
+      if (placed == 0) return Outcome::kFailed;
       replicas_[id].push_back(next_charge_);
       replica_owner_[next_charge_++] = id;
       CqStats& st = stats_[d.cluster_queue_index];
@@ -779,6 +765,32 @@ class KueueAdmitter final : public Admitter {
     bool done = false;
     (void)host.TryPlace(id, 0, &done);  // Nothing more wanted: the service leaves the queue.
     return Outcome::kAdmitted;
+  }
+
+  // What every attempt does once the engine has decided: evicts the victims and decides again
+  // if the decision needs preemption, pins a fit, places up to `pods` pods and admits them.
+  // Returns the pods placed (`done`: all it wants are); 0 when the attempt failed (the reason
+  // set).
+  int PlaceAndAdmit(AdmissionHost& host, model::WorkloadId id, const govern::WorkloadRequest& req,
+                    govern::Decision& d, int pods, bool* done) {
+    if (d.mode == govern::AdmissionMode::kNeedsPreemption) {
+      if (!PreemptFor(host, id, d)) return 0;
+      d = engine_->TryAdmit(req, host.Now());
+    }
+    if (d.mode != govern::AdmissionMode::kFit) {
+      Refused(host, id, req, d);
+      return 0;
+    }
+    Pin(host, id, d);
+    *done = false;
+    const int placed = host.TryPlace(id, pods, done);
+    if (placed == 0) {  // Quota fits, no node does: the host set the reason.
+      queues_[d.cluster_queue_index].placement_blocked = true;
+      last_reason_ = host.PendingReasonOf(id, &last_detail_);
+      return 0;
+    }
+    if (!engine_->Admit(req, d, host.Now()).ok()) return 0;
+    return placed;
   }
 
   Outcome Attempt(AdmissionHost& host, model::WorkloadId id, bool allow_borrow, bool* reduced) {
@@ -798,24 +810,9 @@ class KueueAdmitter final : public Admitter {
       host.SetAdmittedCounts(id, counts);
       *reduced = true;
     }
-    if (d.mode == govern::AdmissionMode::kNeedsPreemption) {
-      // Evict the victims, then retry.
-      if (!PreemptFor(host, id, d)) return Outcome::kFailed;
-      d = engine_->TryAdmit(req, host.Now());
-    }
-    if (d.mode != govern::AdmissionMode::kFit) {
-      Refused(host, id, req, d);
-      return Outcome::kFailed;
-    }
-    Pin(host, id, d);
     bool done = false;
-    const int placed = host.TryPlace(id, INT_MAX, &done);
-    if (placed == 0) {  // Quota fits, no node does: the host set the reason.
-      queues_[d.cluster_queue_index].placement_blocked = true;
-      last_reason_ = host.PendingReasonOf(id, &last_detail_);
-      return Outcome::kFailed;
-    }
-    if (!engine_->Admit(req, d, host.Now()).ok()) return Outcome::kFailed;
+    const int placed = PlaceAndAdmit(host, id, req, d, INT_MAX, &done);
+    if (placed == 0) return Outcome::kFailed;
     admitted_.insert(id);
     if (pods_ready_ && host.workload(id).kind != model::WorkloadKind::kInference) {
       // Its pods must all run by now + timeout (services count as ready once placed).

@@ -51,41 +51,63 @@ TEST(EventQueueTest, InterleavedPushAndPopMatchAnOrderedSet) {
   EXPECT_TRUE(expected.empty());
 }
 
+// An EventQueue beside an ordered set of what it holds: every pop and peek must match the
+// set's least (time, insertion) pair.
+class Mirrored {
+ public:
+  void Push(int64_t at_us) {
+    q_.Push(kSimStart + SimDuration::Micros(at_us), EventKind::kWake, pushed_);
+    expected_.emplace(at_us, pushed_++);
+  }
+  bool empty() const { return expected_.empty(); }
+  int64_t now() const { return now_; }
+  void CheckPeek() const {
+    ASSERT_EQ(q_.TopTime(), kSimStart + SimDuration::Micros(expected_.begin()->first));
+  }
+  void CheckPop(int step) {
+    ASSERT_EQ(q_.size(), expected_.size());
+    const Event e = q_.Pop();
+    const auto [at, target] = *expected_.begin();
+    expected_.erase(expected_.begin());
+    ASSERT_EQ(e.target, target) << "step " << step;
+    ASSERT_EQ(e.time, kSimStart + SimDuration::Micros(at));
+    now_ = at;
+  }
+  void CheckDrain() {
+    while (!q_.empty()) {
+      ASSERT_EQ(q_.Pop().target, expected_.begin()->second);
+      expected_.erase(expected_.begin());
+    }
+    EXPECT_TRUE(expected_.empty());
+  }
+
+ private:
+  EventQueue q_;
+  std::set<std::pair<int64_t, int32_t>> expected_;  // (time in microseconds, insertion no.)
+  int32_t pushed_ = 0;
+  int64_t now_ = 0;
+};
+
 // Delays from zero to weeks put events in the current slot's heap, the ring's buckets (up to
 // about 76 hours ahead) and the far heap; peeking at the top (which pours the next slot) and
 // then pushing earlier events, as a paused twin does, keeps the order exact.
 TEST(EventQueueTest, DelaysAcrossSlotsBucketsAndFarEventsPopInOrder) {
   std::mt19937_64 rng(11);
-  EventQueue q;
-  std::set<std::pair<int64_t, int32_t>> expected;  // (time in microseconds, insertion no.)
-  int32_t pushed = 0;
-  int64_t now = 0;
+  Mirrored m;
   const int64_t kDelays[] = {
       0, 1'000, 60'000'000, 3'600'000'000, 100LL * 3'600'000'000, 21LL * 86'400'000'000};
   for (int step = 0; step < 300'000; ++step) {
     const uint64_t roll = rng() % 100;
-    if (expected.empty() || roll < 55) {
+    if (m.empty() || roll < 55) {
       const int64_t span = kDelays[rng() % std::size(kDelays)];
-      const int64_t at = now + (span > 0 ? static_cast<int64_t>(rng() % span) : 0);
-      q.Push(kSimStart + SimDuration::Micros(at), EventKind::kWake, pushed);
-      expected.emplace(at, pushed++);
+      m.Push(m.now() + (span > 0 ? static_cast<int64_t>(rng() % span) : 0));
     } else if (roll < 60) {
-      ASSERT_EQ(q.TopTime(), kSimStart + SimDuration::Micros(expected.begin()->first));
+      ASSERT_NO_FATAL_FAILURE(m.CheckPeek());
     } else {
-      ASSERT_EQ(q.size(), expected.size());
-      const Event e = q.Pop();
-      const auto [at, target] = *expected.begin();
-      expected.erase(expected.begin());
-      ASSERT_EQ(e.target, target) << "step " << step;
-      ASSERT_EQ(e.time, kSimStart + SimDuration::Micros(at));
-      now = at;
+      ASSERT_NO_FATAL_FAILURE(m.CheckPop(step));
     }
   }
-  while (!q.empty()) {
-    ASSERT_EQ(q.Pop().target, expected.begin()->second);
-    expected.erase(expected.begin());
-  }
-  EXPECT_TRUE(expected.empty());
+  m.CheckDrain();
 }
 
 // Recurring delays (a startup, checkpoint intervals) go to delay lanes once they recur: six of
@@ -93,39 +115,24 @@ TEST(EventQueueTest, DelaysAcrossSlotsBucketsAndFarEventsPopInOrder) {
 // peeks at the top; every pop still matches the ordered set, ties included.
 TEST(EventQueueTest, RecurringDelaysInLanesPopInOrder) {
   std::mt19937_64 rng(23);
-  EventQueue q;
-  std::set<std::pair<int64_t, int32_t>> expected;  // (time in microseconds, insertion no.)
-  int32_t pushed = 0;
-  int64_t now = 0;
+  Mirrored m;
   const int64_t kFixed[] = {90'000'000,    1'800'000'000, 3'600'000'000,
                             5'000'000'000, 1'000,         7'200'000'000};
   for (int step = 0; step < 400'000; ++step) {
     const uint64_t roll = rng() % 100;
-    if (expected.empty() || roll < 52) {
+    if (m.empty() || roll < 52) {
       int64_t delay = 0;
       const uint64_t kind = rng() % 10;
       if (kind < 6) delay = kFixed[kind < 4 ? kind : rng() % std::size(kFixed)];
       if (kind == 8) delay = static_cast<int64_t>(rng() % 10'000'000'000);
-      const int64_t at = now + delay;
-      q.Push(kSimStart + SimDuration::Micros(at), EventKind::kWake, pushed);
-      expected.emplace(at, pushed++);
+      m.Push(m.now() + delay);
     } else if (roll < 57) {
-      ASSERT_EQ(q.TopTime(), kSimStart + SimDuration::Micros(expected.begin()->first));
+      ASSERT_NO_FATAL_FAILURE(m.CheckPeek());
     } else {
-      ASSERT_EQ(q.size(), expected.size());
-      const Event e = q.Pop();
-      const auto [at, target] = *expected.begin();
-      expected.erase(expected.begin());
-      ASSERT_EQ(e.target, target) << "step " << step;
-      ASSERT_EQ(e.time, kSimStart + SimDuration::Micros(at));
-      now = at;
+      ASSERT_NO_FATAL_FAILURE(m.CheckPop(step));
     }
   }
-  while (!q.empty()) {
-    ASSERT_EQ(q.Pop().target, expected.begin()->second);
-    expected.erase(expected.begin());
-  }
-  EXPECT_TRUE(expected.empty());
+  m.CheckDrain();
 }
 
 }  // namespace
