@@ -253,17 +253,23 @@ int RunOperate(const OperateFlags& f) {
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   const operate::Operator::Stats& st = (*op)->stats();
+  const std::string failsafe =
+      st.tidal_failsafe_reclaims > 0
+          ? fmt::format("; the hold's fail-safe took the loan back ({} period(s))",
+                        st.tidal_failsafe_reclaims)
+          : std::string();
   if (const tidal::TidalController* t = (*op)->tidal(); t && st.tidal_steps == 0)
-    fmt::print(stderr, "steward operate: tidal: 0 steps, {} hold(s); nothing lent or taken back\n",
-               st.tidal_holds);
+    fmt::print(stderr, "steward operate: tidal: 0 steps, {} hold(s); {}{}\n", st.tidal_holds,
+               failsafe.empty() ? "nothing lent or taken back" : "nothing lent", failsafe);
   else if (t)
     fmt::print(stderr,
                "steward operate: tidal: {} step(s), {} hold(s); {} GPUs of {} lent to {} "
-               "(serving needs {})\n",
+               "(serving needs {}){}\n",
                st.tidal_steps, st.tidal_holds, t->stats().lent_gpus, t->options().lend_from,
                t->options().lend_to,
                t->last_need() ? fmt::format("{} GPUs", *t->last_need())
-                              : std::string("unknown: no forecast yet"));
+                              : std::string("unknown: no forecast yet"),
+               failsafe);
   fmt::print(stderr,
              "steward operate: {} pass(es), {} XID(s), {} condition change(s), {} action(s) "
              "recorded, {} error(s){}\n",

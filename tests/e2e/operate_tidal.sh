@@ -265,4 +265,6 @@ grep -q "tidal fail-safe: no demand reading for .* minutes; taking every lent GP
   "$tmp/failsafe.err" || fail "no fail-safe line: $(cat "$tmp/failsafe.err")"
 grep -q "after 0.05 minutes without it every lent GPU is taken back" "$tmp/failsafe.out" ||
   fail "the hold's Event does not announce the fail-safe: $(cat "$tmp/failsafe.out")"
+grep -q "tidal: 0 steps, [0-9]* hold(s); nothing lent; the hold's fail-safe took the loan back" \
+  "$tmp/failsafe.err" || fail "summary: $(cat "$tmp/failsafe.err")"
 echo "operate --tidal planned, lent, took back, lent again, held and failed safe on the twin's API front"
