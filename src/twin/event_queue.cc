@@ -13,25 +13,26 @@ constexpr size_t kArity = 4;
 }  // namespace
 
 void EventQueue::Push(SimTime time, EventKind kind, int32_t target, uint32_t epoch, int32_t aux) {
+  const Payload payload{kind, target, epoch, aux};
   if (time.micros() == last_us_) {  // Nothing queued is earlier, nothing of its time later.
-    lane_.push_back({next_seq_++, Payload{kind, target, epoch, aux}});
+    lane_.push_back({next_seq_++, payload});
     return;
   }
   if (last_us_ != INT64_MIN && time.micros() > last_us_) {
     const int64_t delay = time.micros() - last_us_;
-    if (PushDelayed(delay, time.micros(), Payload{kind, target, epoch, aux})) return;
+    if (PushDelayed(delay, time.micros(), payload)) return;
     NoteDelay(delay);
   }
   uint32_t slot;
   if (!free_slots_.empty()) {
     slot = free_slots_.back();
     free_slots_.pop_back();
-    payloads_[slot] = Payload{kind, target, epoch, aux};
+    payloads_[slot] = payload;
   } else {
     if (payloads_.size() >= (size_t{1} << kSlotBits))
       throw std::length_error("twin event queue: more than 16.7 million events pending");
     slot = static_cast<uint32_t>(payloads_.size());
-    payloads_.push_back(Payload{kind, target, epoch, aux});
+    payloads_.push_back(payload);
   }
   const Key key{time.micros(), next_seq_++ << kSlotBits | slot};
   size_t hole = heap_.size();

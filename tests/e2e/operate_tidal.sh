@@ -222,11 +222,19 @@ if grep -q "quota" "$tmp/typo.out"; then fail "patched a quota while holding: $(
 # Every pass each second, a tidal period of 15 s. After its first step (the forecasts primed,
 # 16 GPUs lent again at 30 rps), Prometheus stops: the next period holds instead of acting.
 sed 's/period_minutes: 1/period_minutes: 0.25/' "$tmp/tidal.yaml" >"$tmp/running.yaml"
-"$bin" operate --kubeconfig "$kc" --prometheus "$prom_url" --tidal "$tmp/running.yaml" \
-  --interval 1 --no-stack-health --no-idle-reclaim --alert-tenant-share 0 --apply \
-  --audit "$tmp/audit.db" >"$tmp/running.out" 2>"$tmp/running.err" &
-operate_pid=$!
-pids+=($operate_pid)
+# A running operate with $tmp/NAME.yaml, a pass each second, writing; output in NAME.out/.err.
+start_operate() {
+  "$bin" operate --kubeconfig "$kc" --prometheus "$prom_url" --tidal "$tmp/$1.yaml" \
+    --interval 1 --no-stack-health --no-idle-reclaim --alert-tenant-share 0 --apply \
+    --audit "$tmp/audit.db" >"$tmp/$1.out" 2>"$tmp/$1.err" &
+  operate_pid=$!
+  pids+=($operate_pid)
+}
+stop_operate() {
+  kill -TERM "$operate_pid"
+  wait "$operate_pid" 2>/dev/null || true
+}
+start_operate running
 # (The forecast counts only days before today: the minutes at 200 rps do not raise it, unless
 # they fell in the last quarter hour before 00:00 UTC and this step in the first after it.)
 lent_again() { [ "$(nominal serving)/$(nominal training)" = 16/32 ]; }
@@ -239,8 +247,7 @@ wait_until 60 "the next tidal period holds" held
 grep -q "applied event clusterqueue/serving: Warning TidalHold" "$tmp/running.out" ||
   fail "no TidalHold event: $(cat "$tmp/running.out")"
 sleep 2  # More passes while Prometheus is down: still nothing written.
-kill -TERM "$operate_pid"
-wait "$operate_pid" 2>/dev/null || true
+stop_operate
 [ "$(nominal serving)/$(nominal training)" = 16/32 ] || fail "quotas changed while holding"
 [ "$(grep -c "TidalHold" "$tmp/running.out")" = 1 ] ||
   fail "the hold is announced once: $(cat "$tmp/running.out")"
@@ -252,15 +259,10 @@ fi
 # Prometheus is still down. With the fail-safe at 3 s, a new operate (told the static split, so
 # it knows 16 GPUs are lent) holds, then moves serving's quota back to 32 and training's to 16.
 { cat "$tmp/running.yaml"; echo "reclaim_after_hold_minutes: 0.05"; } >"$tmp/failsafe.yaml"
-"$bin" operate --kubeconfig "$kc" --prometheus "$prom_url" --tidal "$tmp/failsafe.yaml" \
-  --interval 1 --no-stack-health --no-idle-reclaim --alert-tenant-share 0 --apply \
-  --audit "$tmp/audit.db" >"$tmp/failsafe.out" 2>"$tmp/failsafe.err" &
-operate_pid=$!
-pids+=($operate_pid)
+start_operate failsafe
 returned() { [ "$(nominal serving)/$(nominal training)" = 32/16 ]; }
 wait_until 60 "the fail-safe takes the 16 lent GPUs back" returned
-kill -TERM "$operate_pid"
-wait "$operate_pid" 2>/dev/null || true
+stop_operate
 grep -q "tidal fail-safe: no demand reading for .* minutes; taking every lent GPU back" \
   "$tmp/failsafe.err" || fail "no fail-safe line: $(cat "$tmp/failsafe.err")"
 grep -q "after 0.05 minutes without it every lent GPU is taken back" "$tmp/failsafe.out" ||
